@@ -1,0 +1,1 @@
+//! The elicitd broker and the `elicit` command's building blocks.

@@ -1,0 +1,25 @@
+//! `elicit-proto`: the contract every elicitd process shares.
+//!
+//! * [`Elicitation`] — an `elicitation/create` request (form or URL mode),
+//!   checked against the MCP schema subset of all three protocol eras and
+//!   normalised into a [`Form`] that front-ends render without knowing JSON
+//!   Schema;
+//! * [`validate_answer`] — an answer checked against its request, with errors
+//!   per field;
+//! * [`Limits`] — the size limits every check applies;
+//! * [`Error`] — the one error type that maps to D-Bus and JSON-RPC errors.
+
+mod answer;
+mod error;
+mod form;
+mod formats;
+mod limits;
+mod request;
+mod schema;
+
+pub use answer::{Answer, FieldError, validate_answer};
+pub use error::{Error, JsonRpcCode, Location, SchemaError, SchemaErrors};
+pub use form::{Choice, Field, FieldKind, Form, Pattern, TextFormat};
+pub use limits::Limits;
+pub use request::{Elicitation, Mode};
+pub use rmcp::model::{ElicitResult, ElicitationAction};

@@ -1,0 +1,1 @@
+//! Harness for whole-system tests.
