@@ -10,6 +10,7 @@
 //! * [`Error`] — the one error type that maps to D-Bus and JSON-RPC errors.
 
 mod answer;
+pub mod dbus;
 mod error;
 mod form;
 mod formats;

@@ -1,0 +1,259 @@
+//! The D-Bus surface: names, paths, the [`Origin`] dictionary, and client
+//! proxies for every interface.
+//!
+//! The daemon implements `Broker1`, `Session1` and `Request1`; every
+//! front-end implements `Frontend1`. Requests and answers travel as JSON text
+//! (they are JSON in MCP, and the original text must survive untouched);
+//! everything else is typed.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use zbus::zvariant::{OwnedObjectPath, OwnedValue, Value};
+
+/// The daemon's well-known bus name.
+pub const BUS_NAME: &str = "dev.elicitd.Broker";
+/// The object path of the `Broker1` interface.
+pub const BROKER_PATH: &str = "/dev/elicitd/Broker";
+/// Session objects live below this path: `…/session/<id>`; a session's
+/// forms below it: `…/session/<id>/form/<form-id>`.
+pub const SESSION_PREFIX: &str = "/dev/elicitd/session";
+
+/// The object path of session `session`.
+pub fn session_path(session: &str) -> String {
+    format!("{SESSION_PREFIX}/{session}")
+}
+
+/// The object path of form `form` in session `session`.
+pub fn form_path(session: &str, form: &str) -> String {
+    format!("{SESSION_PREFIX}/{session}/form/{form}")
+}
+
+/// A dictionary of options or details, `a{sv}` on the bus.
+pub type Dict = HashMap<String, OwnedValue>;
+
+/// Who is asking: what a client says about itself when it opens a session,
+/// plus what the daemon verified from the bus (`caller_pid`, `caller_uid`).
+///
+/// On the bus it is an `a{sv}` with the kebab-case keys of the fields;
+/// unknown keys are ignored so that clients and daemon can grow apart.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Origin {
+    /// The MCP host (the agent or IDE), from `clientInfo.name`.
+    pub host: Option<String>,
+    /// The host's version.
+    pub host_version: Option<String>,
+    /// The MCP server, from `serverInfo.name`.
+    pub server: Option<String>,
+    /// The server's version.
+    pub server_version: Option<String>,
+    /// The command line the proxy fronts.
+    pub command: Option<String>,
+    /// The working directory of the client.
+    pub cwd: Option<String>,
+    /// The pid the client claims.
+    pub pid: Option<u32>,
+    /// The pid of the bus connection, as the bus daemon reports it.
+    pub caller_pid: Option<u32>,
+    /// The uid of the bus connection, as the bus daemon reports it.
+    pub caller_uid: Option<u32>,
+}
+
+impl Origin {
+    /// The `a{sv}` form of this origin.
+    pub fn to_dict(&self) -> Dict {
+        let mut dict = Dict::new();
+        let strings = [
+            ("host", &self.host),
+            ("host-version", &self.host_version),
+            ("server", &self.server),
+            ("server-version", &self.server_version),
+            ("command", &self.command),
+            ("cwd", &self.cwd),
+        ];
+        for (key, value) in strings {
+            if let Some(value) = value {
+                dict.insert(
+                    key.into(),
+                    OwnedValue::from(zbus::zvariant::Str::from(value.clone())),
+                );
+            }
+        }
+        let numbers = [
+            ("pid", self.pid),
+            ("caller-pid", self.caller_pid),
+            ("caller-uid", self.caller_uid),
+        ];
+        for (key, value) in numbers {
+            if let Some(value) = value {
+                dict.insert(key.into(), OwnedValue::from(value));
+            }
+        }
+        dict
+    }
+
+    /// Reads an origin from an `a{sv}`; keys of the wrong type are ignored.
+    pub fn from_dict(dict: &Dict) -> Self {
+        Origin {
+            host: dict_str(dict, "host"),
+            host_version: dict_str(dict, "host-version"),
+            server: dict_str(dict, "server"),
+            server_version: dict_str(dict, "server-version"),
+            command: dict_str(dict, "command"),
+            cwd: dict_str(dict, "cwd"),
+            pid: dict_u32(dict, "pid"),
+            caller_pid: dict_u32(dict, "caller-pid"),
+            caller_uid: dict_u32(dict, "caller-uid"),
+        }
+    }
+
+    /// A one-line description for people: "server via host".
+    pub fn describe(&self) -> String {
+        let server = self.server.as_deref().unwrap_or("an unnamed server");
+        match &self.host {
+            Some(host) => format!("{server} (for {host})"),
+            None => server.to_owned(),
+        }
+    }
+}
+
+/// A string entry of a dictionary.
+pub fn dict_str(dict: &Dict, key: &str) -> Option<String> {
+    match &**dict.get(key)? {
+        Value::Str(s) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+/// An unsigned 32-bit entry of a dictionary.
+pub fn dict_u32(dict: &Dict, key: &str) -> Option<u32> {
+    match &**dict.get(key)? {
+        Value::U32(n) => Some(*n),
+        _ => None,
+    }
+}
+
+/// An unsigned 64-bit entry of a dictionary.
+pub fn dict_u64(dict: &Dict, key: &str) -> Option<u64> {
+    match &**dict.get(key)? {
+        Value::U64(n) => Some(*n),
+        Value::U32(n) => Some(u64::from(*n)),
+        _ => None,
+    }
+}
+
+/// A string-list entry of a dictionary.
+pub fn dict_strings(dict: &Dict, key: &str) -> Option<Vec<String>> {
+    let value: &Value<'_> = dict.get(key)?;
+    let array = match value {
+        Value::Array(array) => array,
+        _ => return None,
+    };
+    array
+        .iter()
+        .map(|item| match item {
+            Value::Str(s) => Some(s.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `dev.elicitd.Broker1`: sessions, front-ends, control and observation.
+#[zbus::proxy(
+    interface = "dev.elicitd.Broker1",
+    default_service = "dev.elicitd.Broker",
+    default_path = "/dev/elicitd/Broker"
+)]
+pub trait Broker1 {
+    /// Opens a session for the caller; returns its path and a resume token.
+    fn open_session(&self, origin: Dict) -> zbus::Result<(OwnedObjectPath, String)>;
+
+    /// Re-attaches the caller to the session of `resume_token` (after a
+    /// daemon restart, or from a new connection).
+    fn resume_session(&self, resume_token: &str) -> zbus::Result<OwnedObjectPath>;
+
+    /// Registers the caller as a front-end served at `path`. Options:
+    /// `name` (s), `capabilities` (as: form, url, confirm), `priority` (i).
+    fn register_frontend(&self, path: &zbus::zvariant::ObjectPath<'_>, options: Dict) -> zbus::Result<()>;
+
+    /// Withdraws the caller's front-end registration.
+    fn unregister_frontend(&self) -> zbus::Result<()>;
+
+    /// Pending forms as a JSON array (no contents of answers, ever).
+    fn list_forms(&self) -> zbus::Result<String>;
+
+    /// Takes a form over from whichever front-end shows it, for a control
+    /// client; returns the presentation token, the request JSON and details.
+    fn claim(&self, form: &str) -> zbus::Result<(String, String, Dict)>;
+
+    /// Answers a presented form with its token.
+    fn answer(&self, form: &str, token: &str, action: &str, content_json: &str) -> zbus::Result<()>;
+
+    /// The newest `limit` history records as a JSON array.
+    fn history(&self, limit: u32) -> zbus::Result<String>;
+
+    /// A form changed state: for observers; carries no contents.
+    #[zbus(signal)]
+    fn form_changed(&self, form: &str, session: &str, state: &str, reason: &str) -> zbus::Result<()>;
+
+    /// The daemon's version.
+    #[zbus(property)]
+    fn version(&self) -> zbus::Result<String>;
+
+    /// Forms queued or presented.
+    #[zbus(property)]
+    fn pending(&self) -> zbus::Result<u32>;
+
+    /// Open sessions.
+    #[zbus(property)]
+    fn sessions(&self) -> zbus::Result<u32>;
+
+    /// Registered front-ends.
+    #[zbus(property)]
+    fn frontends(&self) -> zbus::Result<u32>;
+}
+
+/// `dev.elicitd.Session1`: one client's stream of forms.
+#[zbus::proxy(interface = "dev.elicitd.Session1", default_service = "dev.elicitd.Broker")]
+pub trait Session1 {
+    /// Queues a form (`elicitation/create` params as JSON) and returns its
+    /// request object at once. Options: `timeout` (u32 seconds),
+    /// `submission-id` (s: the same id returns the same request, so a
+    /// client may retry after a daemon restart without a duplicate).
+    fn elicit(&self, request_json: &str, options: Dict) -> zbus::Result<OwnedObjectPath>;
+
+    /// Emits `Response` again for every answered, undelivered form.
+    fn redeliver(&self) -> zbus::Result<()>;
+
+    /// Closes the session and cancels its forms.
+    fn close(&self) -> zbus::Result<()>;
+}
+
+/// `dev.elicitd.Request1`: one form, from the owner's side.
+#[zbus::proxy(interface = "dev.elicitd.Request1", default_service = "dev.elicitd.Broker")]
+pub trait Request1 {
+    /// The form's outcome, sent to the session owner alone. Details:
+    /// `reason` (s), `answered-by` (s).
+    #[zbus(signal)]
+    fn response(&self, action: &str, content_json: &str, details: Dict) -> zbus::Result<()>;
+
+    /// The owner has the answer; the daemon forgets its content.
+    fn acknowledge(&self) -> zbus::Result<()>;
+
+    /// Withdraws the form (the server cancelled it).
+    fn close(&self) -> zbus::Result<()>;
+}
+
+/// `dev.elicitd.Frontend1`: implemented by every front-end.
+#[zbus::proxy(interface = "dev.elicitd.Frontend1")]
+pub trait Frontend1 {
+    /// Show a form. `info` carries the origin's keys plus `session` (s),
+    /// `queued-at-ms` (t) and `deadline-ms` (t, 0 for none). Must return at
+    /// once; the answer comes later through `Broker1.Answer`.
+    fn show(&self, form: &str, token: &str, request_json: &str, info: Dict) -> zbus::Result<()>;
+
+    /// Stop showing a form; `reason` says why (answered, cancelled,
+    /// client-gone, timeout, claimed, closed).
+    fn withdraw(&self, form: &str, reason: &str) -> zbus::Result<()>;
+}
