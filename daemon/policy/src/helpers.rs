@@ -1,0 +1,134 @@
+//! The functions rules call: verdicts, and small text and path tests.
+
+use std::net::IpAddr;
+use std::path::Path;
+
+use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
+
+/// Registers the rule API's helper functions.
+pub(crate) fn register(engine: &mut Engine) {
+    for name in ["ask", "decline", "cancel", "accept"] {
+        engine.register_fn(name, move || verdict(name, None, None));
+    }
+    for name in ["ask", "decline", "cancel"] {
+        engine.register_fn(name, move |reason: ImmutableString| {
+            verdict(name, Some(reason), None)
+        });
+    }
+    engine.register_fn("accept", |content: Map| verdict("accept", None, Some(content)));
+    engine.register_fn("accept", |content: Map, reason: ImmutableString| {
+        verdict("accept", Some(reason), Some(content))
+    });
+    engine.register_fn("words", |text: ImmutableString| words(&text));
+    // Absent titles and descriptions are `()`; they have no words.
+    engine.register_fn("words", |_: ()| Array::new());
+    engine.register_fn("is_within", |path: ImmutableString, dir: ImmutableString| {
+        is_within(&path, &dir)
+    });
+    engine.register_fn("is_within", |_: (), _: ImmutableString| false);
+    engine.register_fn("is_loopback", |host: ImmutableString| is_loopback(&host));
+    engine.register_fn("is_loopback", |_: ()| false);
+}
+
+/// A verdict as scripts see it: `#{verdict: "decline", reason: "…"}`.
+fn verdict(name: &str, reason: Option<ImmutableString>, content: Option<Map>) -> Map {
+    let mut map = Map::new();
+    map.insert("verdict".into(), Dynamic::from(ImmutableString::from(name)));
+    if let Some(reason) = reason {
+        map.insert("reason".into(), Dynamic::from(reason));
+    }
+    if let Some(content) = content {
+        map.insert("content".into(), Dynamic::from_map(content));
+    }
+    map
+}
+
+/// The words of an identifier or a sentence, lower-cased: split at anything
+/// but letters and digits and at camelCase humps, so that `apiKey`,
+/// `api_key`, `API-Key` and "API key" all give `["api", "key"]`.
+pub(crate) fn words(text: &str) -> Array {
+    let mut out = Array::new();
+    let mut word = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            flush(&mut word, &mut out);
+            continue;
+        }
+        let prev = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
+        let next = chars.get(i + 1).copied();
+        let hump = c.is_uppercase()
+            && prev.is_some_and(|p| {
+                p.is_lowercase() || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
+            });
+        if hump {
+            flush(&mut word, &mut out);
+        }
+        word.extend(c.to_lowercase());
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+fn flush(word: &mut String, out: &mut Array) {
+    if !word.is_empty() {
+        out.push(Dynamic::from(ImmutableString::from(std::mem::take(word))));
+    }
+}
+
+/// Whether `path` is `dir` or lies below it, compared by whole components
+/// (`/src/app2` is not within `/src/app`).
+pub(crate) fn is_within(path: &str, dir: &str) -> bool {
+    Path::new(path).starts_with(Path::new(dir))
+}
+
+/// Whether a URL host names this machine: `localhost` or a loopback address
+/// (IPv6 in brackets, as URLs write it).
+pub(crate) fn is_loopback(host: &str) -> bool {
+    if host.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    let bare = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(text: &str) -> Vec<String> {
+        words(text).into_iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn words_split_identifiers_and_sentences() {
+        assert_eq!(strings("apiKey"), ["api", "key"]);
+        assert_eq!(strings("API_KEY"), ["api", "key"]);
+        assert_eq!(strings("APIKey"), ["api", "key"]);
+        assert_eq!(
+            strings("Your GitHub token, please"),
+            ["your", "git", "hub", "token", "please"]
+        );
+        assert_eq!(strings("cvv2"), ["cvv2"]);
+        assert_eq!(strings(""), Vec::<String>::new());
+    }
+
+    #[test]
+    fn within_compares_components() {
+        assert!(is_within("/src/app/sub", "/src/app"));
+        assert!(is_within("/src/app", "/src/app/"));
+        assert!(!is_within("/src/app2", "/src/app"));
+    }
+
+    #[test]
+    fn loopback_hosts() {
+        assert!(is_loopback("localhost"));
+        assert!(is_loopback("127.0.0.1"));
+        assert!(is_loopback("[::1]"));
+        assert!(!is_loopback("127.evil.example"));
+        assert!(!is_loopback("example.com"));
+    }
+}

@@ -1,0 +1,236 @@
+//! The loaded rules and the decision procedure.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use elicit_proto::dbus::Origin;
+use elicit_proto::{Elicitation, Limits};
+use rhai::{AST, Engine};
+
+use crate::budget::Budget;
+use crate::error::PolicyError;
+use crate::remember::Remembered;
+use crate::sandbox::{self, Rule};
+use crate::sources::{self, BUILTIN_NAME, RuleFile};
+use crate::verdict::{Decision, Verdict};
+use crate::{outcome, view};
+
+/// The rules in force: every usable rules file, compiled, in name order.
+///
+/// # Precedence
+///
+/// Files are collected from the compiled-in defaults
+/// (`50-elicitd-defaults.rhai`, lowest), then from each directory given to
+/// [`Policy::load`] in order — normally [`Policy::standard_dirs`]:
+/// `/usr/share/elicitd/rules.d`, `/etc/elicitd/rules.d`,
+/// `$XDG_CONFIG_HOME/elicitd/rules.d`. A file in a later directory replaces
+/// the file of the same name from an earlier one (an empty file of that name
+/// switches a shipped file off). The surviving files run in file-name order,
+/// and within a file its rules run in the order they were registered; the
+/// first rule that returns a verdict decides.
+///
+/// A file that cannot be read, does not compile, or fails while its top
+/// level runs is skipped and recorded in [`Policy::problems`]; the file of
+/// the same name it would have replaced is used instead, so a typo never
+/// silently removes a shipped rule.
+pub struct Policy {
+    engine: Engine,
+    files: Vec<LoadedFile>,
+    problems: Vec<(PathBuf, String)>,
+    budget: Budget,
+    limits: Limits,
+}
+
+/// A compiled rules file and the rules it registered.
+struct LoadedFile {
+    name: String,
+    path: PathBuf,
+    ast: AST,
+    rules: Vec<Rule>,
+}
+
+impl Policy {
+    /// Loads the rules files of `dirs` (lowest precedence first) over the
+    /// compiled-in defaults, with the default [`Budget`].
+    pub fn load(dirs: &[PathBuf]) -> Result<Policy, PolicyError> {
+        Self::load_with(dirs, Budget::default(), Limits::default())
+    }
+
+    /// Loads as [`Policy::load`] does, with explicit limits for rules and
+    /// for the accept content they give.
+    pub fn load_with(dirs: &[PathBuf], budget: Budget, limits: Limits) -> Result<Policy, PolicyError> {
+        let engine = sandbox::engine(&budget);
+        let (groups, mut problems) = sources::collect(dirs);
+        let mut files = Vec::new();
+        for group in groups {
+            if let Some(file) = first_usable(&engine, &budget, group, &mut problems)? {
+                files.push(file);
+            }
+        }
+        for (path, problem) in &problems {
+            tracing::error!(path = %path.display(), %problem, "rules file skipped");
+        }
+        Ok(Policy {
+            engine,
+            files,
+            problems,
+            budget,
+            limits,
+        })
+    }
+
+    /// The standard rules directories, lowest precedence first.
+    pub fn standard_dirs() -> Vec<PathBuf> {
+        sources::standard_dirs()
+    }
+
+    /// Lints every rules file in `dirs`, including those another file
+    /// overrides, and the compiled-in defaults: each path with `Ok` or the
+    /// problem that keeps it from loading.
+    pub fn check(dirs: &[PathBuf]) -> Vec<(PathBuf, Result<(), String>)> {
+        let budget = Budget::default();
+        let engine = sandbox::engine(&budget);
+        let (groups, problems) = sources::collect(dirs);
+        let mut report: Vec<(PathBuf, Result<(), String>)> = problems
+            .into_iter()
+            .map(|(path, problem)| (path, Err(problem)))
+            .collect();
+        for file in groups.into_iter().flatten() {
+            let result = file
+                .text
+                .and_then(|text| sandbox::load(&engine, &file.name, &text, budget.rule_time).map(|_| ()));
+            report.push((file.path, result));
+        }
+        report
+    }
+
+    /// Problems met while loading: each skipped file or unlistable
+    /// directory, with the reason.
+    pub fn problems(&self) -> &[(PathBuf, String)] {
+        &self.problems
+    }
+
+    /// The files in force, in the order they run, with the names of their
+    /// rules.
+    pub fn files(&self) -> Vec<(&Path, Vec<&str>)> {
+        self.files
+            .iter()
+            .map(|file| {
+                (
+                    file.path.as_path(),
+                    file.rules.iter().map(|(name, _)| name.as_str()).collect(),
+                )
+            })
+            .collect()
+    }
+
+    /// Decides a request by the rules alone. Never fails: a rule that
+    /// errors, runs out of budget, returns something that is not a verdict
+    /// or accepts with content that does not fit the form makes the
+    /// decision "ask the human", and no later rule runs.
+    pub fn decide(&self, request: &Elicitation, origin: &Origin, session: &str) -> Decision {
+        let started = Instant::now();
+        let request_view = view::request(request);
+        let origin_view = view::origin(origin, session);
+        for file in &self.files {
+            for (rule, function) in &file.rules {
+                let decided_by = format!("{}: {rule}", file.name);
+                if started.elapsed() >= self.budget.decision_time {
+                    return self.failed(decided_by, "the policy ran out of time before this rule".into());
+                }
+                let returned = sandbox::call(
+                    &self.engine,
+                    &file.ast,
+                    function,
+                    request_view.clone(),
+                    origin_view.clone(),
+                    self.budget.rule_time,
+                );
+                let spoken = returned.and_then(|value| outcome::interpret(value, request, &self.limits));
+                match spoken {
+                    Ok(None) => continue,
+                    Ok(Some((verdict, reason))) => {
+                        return Decision {
+                            verdict,
+                            decided_by,
+                            reason,
+                        };
+                    }
+                    Err(error) => return self.failed(decided_by, error),
+                }
+            }
+        }
+        Decision::default_ask()
+    }
+
+    /// Decides a request: a remembered choice for its server (and
+    /// directory) first, then the rules. A remembered accept whose content
+    /// does not fit this form does not apply, and the rules decide.
+    pub fn decide_with(
+        &self,
+        remembered: &Remembered,
+        request: &Elicitation,
+        origin: &Origin,
+        session: &str,
+    ) -> Decision {
+        match remembered.lookup(origin) {
+            Ok(Some(choice)) => match outcome::check(&choice.verdict, request, &self.limits) {
+                Ok(()) => {
+                    return Decision {
+                        reason: Some(choice.describe()),
+                        verdict: choice.verdict,
+                        decided_by: format!("remembered #{}", choice.id),
+                    };
+                }
+                Err(error) => {
+                    tracing::info!(id = choice.id, %error, "remembered choice does not fit this form");
+                }
+            },
+            Ok(None) => {}
+            Err(error) => tracing::error!(%error, "cannot read remembered choices; the rules decide"),
+        }
+        self.decide(request, origin, session)
+    }
+
+    fn failed(&self, decided_by: String, error: String) -> Decision {
+        tracing::error!(rule = %decided_by, %error, "rule failed; asking the human");
+        Decision {
+            verdict: Verdict::Ask,
+            decided_by,
+            reason: Some(format!("the rule failed: {error}")),
+        }
+    }
+}
+
+/// The highest-precedence candidate of one name that loads; the others'
+/// problems are recorded. Only the built-in failing is an error.
+fn first_usable(
+    engine: &Engine,
+    budget: &Budget,
+    group: Vec<RuleFile>,
+    problems: &mut Vec<(PathBuf, String)>,
+) -> Result<Option<LoadedFile>, PolicyError> {
+    for file in group {
+        let loaded = file
+            .text
+            .and_then(|text| sandbox::load(engine, &file.name, &text, budget.rule_time));
+        match loaded {
+            Ok((ast, rules)) => {
+                return Ok(Some(LoadedFile {
+                    name: file.name,
+                    path: file.path,
+                    ast,
+                    rules,
+                }));
+            }
+            Err(detail) if file.path == Path::new(sources::BUILTIN_PATH) => {
+                return Err(PolicyError::Builtin {
+                    name: BUILTIN_NAME,
+                    detail,
+                });
+            }
+            Err(problem) => problems.push((file.path, problem)),
+        }
+    }
+    Ok(None)
+}
