@@ -1,1 +1,16 @@
-//! The elicitd broker and the `elicit` command's building blocks.
+//! The elicitd broker and the building blocks of the `elicit` command.
+//!
+//! * [`broker`] — sessions, the sled-backed queue, dispatch to front-ends;
+//! * [`bus`] — the D-Bus objects that expose the broker;
+//! * [`store`] — what survives a restart;
+//! * [`config`] — `config.toml`;
+//! * [`client`] — the client side used by `elicit ask` and the proxy.
+
+pub mod broker;
+pub mod bus;
+pub mod client;
+pub mod config;
+pub mod launcher;
+pub mod paths;
+pub mod policy;
+pub mod store;

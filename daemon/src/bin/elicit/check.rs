@@ -27,9 +27,17 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut out = Output::default();
-    let code = check(args, &mut out)?;
-    out.flush();
-    Ok(code)
+    match check(args, &mut out) {
+        Ok(code) => {
+            out.flush();
+            Ok(code)
+        }
+        // Usage and I/O errors exit 2, unlike the other commands' errors.
+        Err(error) => {
+            eprintln!("elicit: {error:#}");
+            Ok(ExitCode::from(2))
+        }
+    }
 }
 
 fn check(args: Args, out: &mut Output) -> anyhow::Result<ExitCode> {

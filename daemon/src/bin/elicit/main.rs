@@ -1,6 +1,8 @@
 //! `elicit`: the command-line side of elicitd.
 
+mod ask;
 mod check;
+mod control;
 mod input;
 
 use std::process::ExitCode;
@@ -11,6 +13,9 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "elicit", version, about, propagate_version = true)]
 struct Cli {
+    /// D-Bus address of the broker's bus [default: $DBUS_SESSION_BUS_ADDRESS].
+    #[arg(long, global = true, value_name = "ADDRESS")]
+    bus: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -18,18 +23,41 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Check(check::Args),
+    Ask(ask::Args),
+    /// List pending forms: id, session, state, age, who asks.
+    List(control::ListArgs),
+    /// Print one line per form event.
+    Watch(control::WatchArgs),
+    /// Answer a pending form from the command line.
+    Answer(control::AnswerArgs),
+    /// Show finished forms (never their answers).
+    History(control::HistoryArgs),
+    /// Show whether elicitd runs, and its counts.
+    Status,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let outcome = match cli.command {
-        Command::Check(args) => check::run(args),
+    let bus = cli.bus.as_deref();
+    let outcome = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime.block_on(async {
+            match cli.command {
+                Command::Check(args) => check::run(args),
+                Command::Ask(args) => ask::run(args, bus).await,
+                Command::List(args) => control::list(args, bus).await,
+                Command::Watch(args) => control::watch(args, bus).await,
+                Command::Answer(args) => control::answer(args, bus).await,
+                Command::History(args) => control::history(args, bus).await,
+                Command::Status => control::status(bus).await,
+            }
+        }),
+        Err(error) => Err(error.into()),
     };
     match outcome {
         Ok(code) => code,
         Err(error) => {
             eprintln!("elicit: {error:#}");
-            ExitCode::from(2)
+            ExitCode::from(1)
         }
     }
 }

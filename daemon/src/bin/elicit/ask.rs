@@ -1,0 +1,90 @@
+//! `elicit ask`: a script asks the user through the broker.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use elicit_proto::dbus::Origin;
+use elicitd::client::{ClientSession, connect};
+use serde_json::json;
+
+use crate::input::read_capped;
+
+/// Ask the user through elicitd and print the answer as JSON.
+///
+/// Exit status: 0 accepted, 3 declined, 4 cancelled (also on timeout),
+/// 1 error (no broker, a refused request), 2 usage.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What to ask.
+    #[arg(long)]
+    message: String,
+    /// A JSON Schema file (the `requestedSchema`) for a form; `-` for
+    /// standard input.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "url",
+        required_unless_present = "url"
+    )]
+    schema: Option<PathBuf>,
+    /// A URL the user is asked to consent to open.
+    #[arg(long)]
+    url: Option<String>,
+    /// Seconds to wait for an answer before the form is cancelled.
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<u64>,
+}
+
+pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
+    let request = match (&args.schema, &args.url) {
+        (Some(schema), _) => {
+            let text = read_capped(schema, 256 * 1024)?;
+            let schema: serde_json::Value =
+                serde_json::from_str(&text).with_context(|| format!("{} is not JSON", schema.display()))?;
+            json!({"mode": "form", "message": args.message, "requestedSchema": schema})
+        }
+        (None, Some(url)) => json!({
+            "mode": "url",
+            "message": args.message,
+            "url": url,
+            "elicitationId": format!("elicit-ask-{}", std::process::id()),
+        }),
+        (None, None) => anyhow::bail!("give --schema or --url"),
+    };
+    let conn = connect(bus).await.context("cannot reach the bus")?;
+    let origin = Origin {
+        host: Some("elicit ask".into()),
+        command: Some(std::env::args().collect::<Vec<_>>().join(" ")),
+        cwd: std::env::current_dir().ok().map(|d| d.display().to_string()),
+        pid: Some(std::process::id()),
+        ..Origin::default()
+    };
+    let mut session = ClientSession::open(&conn, &origin)
+        .await
+        .context("cannot reach elicitd (is it running?)")?;
+    let submission = format!("ask-{}-{}", std::process::id(), elicitd::store::now_ms());
+    let form = match session
+        .submit(&request.to_string(), args.timeout, Some(&submission))
+        .await
+    {
+        Ok(form) => form,
+        Err(error) => {
+            eprintln!("elicit: the broker refused the request: {}", error.detail());
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let outcome = session.wait(&form).await?;
+    let mut result = json!({"action": outcome.action});
+    if let Some(content) = outcome.content {
+        result["content"] = content;
+    }
+    println!("{result}");
+    // The form is delivered; closing the session tidies the daemon up.
+    let _ = session.close().await;
+    Ok(match outcome.action.as_str() {
+        "accept" => ExitCode::SUCCESS,
+        "decline" => ExitCode::from(3),
+        _ => ExitCode::from(4),
+    })
+}

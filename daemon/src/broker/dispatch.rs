@@ -1,0 +1,255 @@
+//! Front-ends: registration, presenting each session's head form to the
+//! best one, withdrawal, and losing them.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use elicit_proto::Error;
+use elicit_proto::dbus::{BROKER_PATH, Dict, Frontend1Proxy, dict_str, dict_strings};
+use zbus::zvariant::{ObjectPath, Value};
+
+use super::sessions::secret;
+use super::state::{Capabilities, Frontend, Presenter};
+use super::{Broker, Caller, form_info};
+use crate::store::FormState;
+
+/// One `Show` call to make once the lock is released.
+struct ShowJob {
+    presenter: Presenter,
+    form: u64,
+    request_json: Arc<str>,
+    info: Dict,
+}
+
+impl Broker {
+    /// Registers the caller as a front-end served at `path`.
+    pub fn register_frontend(
+        self: &Arc<Self>,
+        caller: &Caller,
+        path: ObjectPath<'_>,
+        options: &Dict,
+    ) -> Result<(), Error> {
+        let priority = match options.get("priority").map(|v| &**v) {
+            None => 0,
+            Some(Value::I32(p)) => *p,
+            Some(_) => return Err(Error::BadArgument("option `priority` must be an i32".into())),
+        };
+        let frontend = {
+            let mut state = self.lock();
+            state.registrations += 1;
+            let frontend = Frontend {
+                bus_name: caller.name.clone(),
+                path: path.to_string(),
+                name: dict_str(options, "name").unwrap_or_else(|| caller.name.clone()),
+                capabilities: Capabilities::from_names(dict_strings(options, "capabilities")),
+                priority,
+                order: state.registrations,
+            };
+            state.frontends.insert(caller.name.clone(), frontend.clone());
+            frontend
+        };
+        tracing::info!(frontend = %frontend.name, bus_name = %frontend.bus_name, "front-end registered");
+        self.dispatch_all();
+        Ok(())
+    }
+
+    /// The caller withdraws its front-end registration.
+    pub fn unregister_frontend(self: &Arc<Self>, caller: &Caller) {
+        self.frontend_lost(&caller.name);
+    }
+
+    /// `bus_name` no longer presents anything: its forms go back to the
+    /// head of their queues and on to the next front-end.
+    pub(crate) fn frontend_lost(self: &Arc<Self>, bus_name: &str) {
+        let sessions: Vec<String> = {
+            let mut state = self.lock();
+            if let Some(frontend) = state.frontends.remove(bus_name) {
+                tracing::info!(frontend = %frontend.name, %bus_name, "front-end gone");
+            }
+            state
+                .forms
+                .values_mut()
+                .filter(|f| f.presenter.as_ref().is_some_and(|p| p.bus_name == bus_name))
+                .map(|form| {
+                    form.presenter = None;
+                    form.record.state = FormState::Queued;
+                    form.record.session.clone()
+                })
+                .collect()
+        };
+        if !sessions.is_empty() {
+            self.dispatch(sessions);
+        }
+    }
+
+    /// Presents the head form of every session.
+    pub(crate) fn dispatch_all(self: &Arc<Self>) {
+        let sessions: Vec<String> = self.lock().sessions.keys().cloned().collect();
+        self.dispatch(sessions);
+    }
+
+    /// Presents the head form of each of `sessions` that has none shown.
+    pub(crate) fn dispatch(self: &Arc<Self>, sessions: impl IntoIterator<Item = String>) {
+        let preference = &self.config.frontends.preference;
+        let mut jobs = Vec::new();
+        let mut unserved = false;
+        {
+            let mut state = self.lock();
+            for session_id in sessions {
+                let Some(session) = state.sessions.get(&session_id) else {
+                    continue;
+                };
+                let Some(head) = session.queue.front().copied() else {
+                    continue;
+                };
+                let origin = session.record.origin.clone();
+                let Some(form) = state.forms.get(&head) else {
+                    continue;
+                };
+                if !form.ready || form.presenter.is_some() || form.record.state == FormState::Answered {
+                    continue;
+                }
+                let Some(frontend) = state.best_frontend(&form.request, preference) else {
+                    unserved = true;
+                    continue;
+                };
+                let presenter = Presenter {
+                    bus_name: frontend.bus_name.clone(),
+                    token: secret(),
+                    label: frontend.name.clone(),
+                    frontend_path: Some(frontend.path.clone()),
+                };
+                let Some(form) = state.forms.get_mut(&head) else {
+                    continue;
+                };
+                form.presenter = Some(presenter.clone());
+                form.record.state = FormState::Presented;
+                let info = form_info(
+                    &origin,
+                    &session_id,
+                    form.record.created_ms,
+                    form.record.deadline_ms.unwrap_or(0),
+                );
+                jobs.push(ShowJob {
+                    presenter,
+                    form: head,
+                    request_json: form.request_json.clone(),
+                    info,
+                });
+            }
+        }
+        if unserved {
+            self.launcher.ensure_running();
+        }
+        for job in jobs {
+            self.form_changed(job.form, "", "presented", &job.presenter.label);
+            tokio::spawn(self.clone().show(job));
+        }
+    }
+
+    async fn show(self: Arc<Self>, job: ShowJob) {
+        let timeout = Duration::from_millis(self.config.broker.show_timeout_ms);
+        let call = async {
+            let path = job.presenter.frontend_path.clone().unwrap_or_default();
+            let proxy = Frontend1Proxy::builder(&self.conn)
+                .destination(job.presenter.bus_name.as_str())?
+                .path(path)?
+                .cache_properties(zbus::proxy::CacheProperties::No)
+                .build()
+                .await?;
+            proxy
+                .show(
+                    &job.form.to_string(),
+                    &job.presenter.token,
+                    &job.request_json,
+                    job.info,
+                )
+                .await
+        };
+        let outcome = tokio::time::timeout(timeout, call).await;
+        let failure = match outcome {
+            Ok(Ok(())) => return,
+            Ok(Err(error)) => error.to_string(),
+            Err(_) => format!("no reply within {timeout:?}"),
+        };
+        tracing::warn!(form = job.form, frontend = %job.presenter.label, %failure, "front-end failed to show a form; dropping it");
+        self.frontend_lost(&job.presenter.bus_name);
+    }
+
+    /// Tells a presenter to stop showing a form; control clients are not
+    /// told (they learn from `FormChanged`).
+    pub(crate) fn withdraw(&self, presenter: &Presenter, form: u64, reason: &str) {
+        let Some(path) = presenter.frontend_path.clone() else {
+            return;
+        };
+        let conn = self.conn.clone();
+        let bus_name = presenter.bus_name.clone();
+        let reason = reason.to_owned();
+        tokio::spawn(async move {
+            let call = async {
+                let proxy = Frontend1Proxy::builder(&conn)
+                    .destination(bus_name.as_str())?
+                    .path(path)?
+                    .cache_properties(zbus::proxy::CacheProperties::No)
+                    .build()
+                    .await?;
+                proxy.withdraw(&form.to_string(), &reason).await
+            };
+            if let Err(error) = call.await {
+                tracing::debug!(form, %bus_name, %error, "withdraw not delivered");
+            }
+        });
+    }
+
+    /// Broadcasts a state change to observers (`elicit watch`): ids and
+    /// states only, never contents. Signals go out in order through one
+    /// queue.
+    pub(crate) fn form_changed(&self, form: u64, session: &str, state: &str, reason: &str) {
+        let session = if session.is_empty() {
+            self.lock()
+                .forms
+                .get(&form)
+                .map(|f| f.record.session.clone())
+                .unwrap_or_default()
+        } else {
+            session.to_owned()
+        };
+        let _ = self.events.send(FormEvent {
+            form,
+            session,
+            state: state.to_owned(),
+            reason: reason.to_owned(),
+        });
+    }
+}
+
+/// A `FormChanged` signal waiting to be sent.
+#[derive(Debug)]
+pub(crate) struct FormEvent {
+    form: u64,
+    session: String,
+    state: String,
+    reason: String,
+}
+
+/// Sends `FormChanged` signals in the order they were raised.
+pub(crate) async fn emit_form_events(
+    conn: zbus::Connection,
+    mut events: tokio::sync::mpsc::UnboundedReceiver<FormEvent>,
+) {
+    while let Some(event) = events.recv().await {
+        let body = (event.form.to_string(), event.session, event.state, event.reason);
+        if let Err(error) = conn
+            .emit_signal(
+                None::<&str>,
+                BROKER_PATH,
+                "dev.elicitd.Broker1",
+                "FormChanged",
+                &body,
+            )
+            .await
+        {
+            tracing::debug!(form = event.form, %error, "FormChanged not sent");
+        }
+    }
+}

@@ -1,0 +1,568 @@
+//! Forms: submission, answers, claims, delivery, withdrawal and expiry.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use elicit_proto::dbus::{Dict, form_path};
+use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, Mode, validate_answer};
+use zbus::zvariant::Str;
+
+use super::sessions::secret;
+use super::state::{Form, Presenter};
+use super::{Broker, Caller, form_info};
+use crate::bus::RequestIface;
+use crate::store::{FormRecord, FormState, HistoryRecord, now_ms};
+
+/// What a submitter may ask for beside the request.
+#[derive(Debug, Clone, Default)]
+pub struct ElicitOptions {
+    /// Seconds until the form is cancelled with reason `timeout`.
+    pub timeout_secs: Option<u64>,
+    /// An idempotency key: a retry with the same key gets the same form.
+    pub submission_id: Option<String>,
+}
+
+/// Parses an action name.
+pub fn parse_action(action: &str) -> Result<ElicitationAction, Error> {
+    match action {
+        "accept" => Ok(ElicitationAction::Accept),
+        "decline" => Ok(ElicitationAction::Decline),
+        "cancel" => Ok(ElicitationAction::Cancel),
+        other => Err(Error::BadArgument(format!(
+            "action must be accept, decline or cancel, not {other:?}"
+        ))),
+    }
+}
+
+/// The wire name of an action.
+pub fn action_name(action: &ElicitationAction) -> &'static str {
+    match action {
+        ElicitationAction::Accept => "accept",
+        ElicitationAction::Decline => "decline",
+        _ => "cancel",
+    }
+}
+
+impl Broker {
+    /// Queues a form into `session` and returns its request path.
+    pub async fn elicit(
+        self: &Arc<Self>,
+        caller: &Caller,
+        session: &str,
+        request_json: &str,
+        options: ElicitOptions,
+    ) -> Result<String, Error> {
+        self.check_owner(caller, session)?;
+        let request = Elicitation::parse_str(request_json, &self.config.limits)?;
+        let id = self.store.next_id()?;
+        let created_ms = now_ms();
+        let timeout = options
+            .timeout_secs
+            .unwrap_or(self.config.broker.default_timeout_secs);
+        let record = FormRecord {
+            id,
+            session: session.to_owned(),
+            request: request.raw.clone(),
+            submission_id: options.submission_id,
+            state: FormState::Queued,
+            answer: None,
+            reason: None,
+            answered_by: None,
+            created_ms,
+            deadline_ms: (timeout > 0).then(|| created_ms.saturating_add(timeout.saturating_mul(1000))),
+        };
+        // Check the limits and take the place under one lock, so that
+        // concurrent submissions cannot overshoot them together.
+        {
+            let mut state = self.lock();
+            if let Some(sid) = &record.submission_id
+                && let Some(existing) = state
+                    .forms
+                    .values()
+                    .find(|f| f.record.session == session && f.record.submission_id.as_ref() == Some(sid))
+            {
+                return Ok(form_path(session, &existing.record.id.to_string()));
+            }
+            let in_session = state
+                .forms
+                .values()
+                .filter(|f| f.record.session == session)
+                .count();
+            let per_session = self.config.broker.forms_per_session;
+            if in_session >= per_session {
+                return Err(Error::LimitExceeded(format!(
+                    "session {session} already has {per_session} forms waiting (broker.forms-per-session)"
+                )));
+            }
+            let total = self.config.broker.forms_total;
+            if state.forms.len() >= total {
+                return Err(Error::LimitExceeded(format!(
+                    "the broker already holds {total} forms (broker.forms-total)"
+                )));
+            }
+            let Some(owning) = state.sessions.get_mut(session) else {
+                return Err(Error::NotFound(format!("no session {session}")));
+            };
+            owning.queue.push_back(id);
+            state
+                .forms
+                .insert(id, live_form(record.clone(), request, request_json));
+        }
+        if let Err(error) = self.persist_new(&record).await {
+            let mut state = self.lock();
+            state.forms.remove(&id);
+            if let Some(owning) = state.sessions.get_mut(session) {
+                owning.queue.retain(|f| *f != id);
+            }
+            return Err(error);
+        }
+        tracing::info!(form = id, %session, "form queued");
+        self.form_changed(id, session, "queued", "");
+        if let Some(deadline) = record.deadline_ms {
+            self.arm_deadline(id, deadline);
+        }
+        self.decide_by_policy(id).await;
+        Ok(form_path(session, &id.to_string()))
+    }
+
+    async fn persist_new(self: &Arc<Self>, record: &FormRecord) -> Result<(), Error> {
+        self.store.put_form(record)?;
+        self.store.flush().await?;
+        let path = form_path(&record.session, &record.id.to_string());
+        self.conn
+            .object_server()
+            .at(path.as_str(), RequestIface::new(self.clone(), record.id))
+            .await?;
+        Ok(())
+    }
+
+    /// Lets the policy decide a stored form; if it passes, the form becomes
+    /// ready for a human.
+    async fn decide_by_policy(self: &Arc<Self>, id: u64) {
+        let verdict = match &self.policy {
+            None => None,
+            Some(policy) => {
+                let input = {
+                    let state = self.lock();
+                    state.forms.get(&id).and_then(|form| {
+                        let origin = state.sessions.get(&form.record.session)?.record.origin.clone();
+                        Some((form.request.clone(), origin, form.record.session.clone()))
+                    })
+                };
+                match input {
+                    Some((request, origin, session)) => {
+                        let policy = policy.clone();
+                        tokio::task::spawn_blocking(move || policy.decide(&request, &origin, &session))
+                            .await
+                            .unwrap_or_else(|error| {
+                                tracing::error!(form = id, %error, "the policy failed; asking the human");
+                                None
+                            })
+                    }
+                    None => None,
+                }
+            }
+        };
+        if let Some(verdict) = verdict {
+            match self
+                .finish(id, verdict.answer, &verdict.reason, &verdict.decided_by, None)
+                .await
+            {
+                Ok(_) => return,
+                Err(error) => tracing::error!(form = id, %error, "could not record a policy verdict"),
+            }
+        }
+        let session = {
+            let mut state = self.lock();
+            state.forms.get_mut(&id).map(|form| {
+                form.ready = true;
+                form.record.session.clone()
+            })
+        };
+        if let Some(session) = session {
+            self.dispatch([session]);
+        }
+    }
+
+    /// A front-end (or claimer) answers a form it was given.
+    pub async fn answer(
+        self: &Arc<Self>,
+        caller: &Caller,
+        id: u64,
+        token: &str,
+        action: &str,
+        content_json: &str,
+    ) -> Result<(), Error> {
+        let (request, label) = {
+            let state = self.lock();
+            let form = state
+                .forms
+                .get(&id)
+                .ok_or_else(|| Error::NotFound(format!("no form {id}")))?;
+            match &form.presenter {
+                Some(p) if p.bus_name == caller.name && p.token == token => {
+                    (form.request.clone(), p.label.clone())
+                }
+                _ => {
+                    return Err(Error::AccessDenied(format!(
+                        "form {id} is not presented to this connection with this token"
+                    )));
+                }
+            }
+        };
+        let action = parse_action(action)?;
+        let content = match content_json.trim() {
+            "" | "null" => None,
+            text => Some(
+                serde_json::from_str(text)
+                    .map_err(|e| Error::BadArgument(format!("content is not JSON: {e}")))?,
+            ),
+        };
+        let answer = Answer { action, content };
+        if let Err(errors) = validate_answer(&request, &answer, &self.config.limits) {
+            tracing::info!(form = id, errors = errors.len(), "refused an invalid answer");
+            let json = serde_json::to_string(&errors).map_err(|e| Error::Storage(e.to_string()))?;
+            return Err(Error::InvalidAnswer(json));
+        }
+        if self
+            .finish(id, answer, "answered", &label, Some(&caller.name))
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(Error::WrongState(format!("form {id} was answered already")))
+        }
+    }
+
+    /// Gives a form an outcome: stores it, tells the owner, and presents
+    /// the session's next form. False if it had one already.
+    pub(crate) async fn finish(
+        self: &Arc<Self>,
+        id: u64,
+        answer: Answer,
+        reason: &str,
+        answered_by: &str,
+        answerer: Option<&str>,
+    ) -> Result<bool, Error> {
+        let (record, presenter) = {
+            let mut state = self.lock();
+            let Some(form) = state.forms.get_mut(&id) else {
+                return Ok(false);
+            };
+            if form.record.state == FormState::Answered {
+                return Ok(false);
+            }
+            form.record.state = FormState::Answered;
+            form.record.answer = Some(answer);
+            form.record.reason = Some(reason.to_owned());
+            form.record.answered_by = Some(answered_by.to_owned());
+            let presenter = form.presenter.take();
+            let record = form.record.clone();
+            if let Some(session) = state.sessions.get_mut(&record.session) {
+                session.queue.retain(|f| *f != id);
+            }
+            (record, presenter)
+        };
+        self.store.put_form(&record)?;
+        self.store.flush().await?;
+        if let Some(presenter) = presenter
+            && answerer != Some(presenter.bus_name.as_str())
+        {
+            self.withdraw(&presenter, id, reason);
+        }
+        tracing::info!(form = id, session = %record.session, %reason, by = %answered_by, "form answered");
+        self.send_response(&record).await;
+        self.form_changed(id, &record.session, "answered", reason);
+        self.dispatch([record.session]);
+        Ok(true)
+    }
+
+    /// Emits `Response` for an answered form to its session's owner alone.
+    async fn send_response(&self, record: &FormRecord) {
+        let Some(answer) = &record.answer else { return };
+        let Some(owner) = self
+            .lock()
+            .sessions
+            .get(&record.session)
+            .map(|s| s.record.owner.clone())
+        else {
+            return;
+        };
+        let content = answer
+            .content
+            .as_ref()
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| "null".into());
+        let mut details = Dict::new();
+        details.insert(
+            "reason".into(),
+            Str::from(record.reason.clone().unwrap_or_default()).into(),
+        );
+        details.insert(
+            "answered-by".into(),
+            Str::from(record.answered_by.clone().unwrap_or_default()).into(),
+        );
+        let path = form_path(&record.session, &record.id.to_string());
+        let sent = self
+            .conn
+            .emit_signal(
+                Some(owner.as_str()),
+                path.as_str(),
+                "dev.elicitd.Request1",
+                "Response",
+                &(action_name(&answer.action), content.as_str(), details),
+            )
+            .await;
+        if let Err(error) = sent {
+            // The owner may be gone for now; Redeliver brings it back.
+            tracing::warn!(form = record.id, %error, "could not send the response");
+        }
+    }
+
+    /// The owner has the outcome: record it in history and forget the
+    /// answer's content.
+    pub async fn acknowledge(&self, caller: &Caller, id: u64) -> Result<(), Error> {
+        let session = self.session_of_form(id)?;
+        self.check_owner(caller, &session)?;
+        let form = {
+            let mut state = self.lock();
+            match state.forms.get(&id) {
+                Some(form) if form.record.state == FormState::Answered => state.forms.remove(&id),
+                Some(_) => return Err(Error::WrongState(format!("form {id} has no outcome yet"))),
+                None => None,
+            }
+        };
+        let Some(form) = form else {
+            return Err(Error::NotFound(format!("no form {id}")));
+        };
+        self.retire(&form, true).await?;
+        self.form_changed(
+            id,
+            &session,
+            "delivered",
+            form.record.reason.as_deref().unwrap_or(""),
+        );
+        Ok(())
+    }
+
+    /// The owner withdraws a form (the server cancelled it).
+    pub async fn close_form(self: &Arc<Self>, caller: &Caller, id: u64) -> Result<(), Error> {
+        let session = self.session_of_form(id)?;
+        self.check_owner(caller, &session)?;
+        self.drop_form(id, "closed").await
+    }
+
+    /// Removes a form without delivering it, withdrawing it from whoever
+    /// shows it.
+    pub(crate) async fn drop_form(self: &Arc<Self>, id: u64, reason: &str) -> Result<(), Error> {
+        let form = {
+            let mut state = self.lock();
+            let form = state.forms.remove(&id);
+            if let Some(form) = &form
+                && let Some(session) = state.sessions.get_mut(&form.record.session)
+            {
+                session.queue.retain(|f| *f != id);
+            }
+            form
+        };
+        let Some(mut form) = form else { return Ok(()) };
+        if let Some(presenter) = form.presenter.take() {
+            self.withdraw(&presenter, id, reason);
+        }
+        if form.record.state != FormState::Answered {
+            form.record.answer = Some(Answer::bare(ElicitationAction::Cancel));
+            form.record.reason = Some(reason.to_owned());
+        }
+        self.retire(&form, false).await?;
+        tracing::info!(form = id, session = %form.record.session, %reason, "form withdrawn");
+        self.form_changed(id, &form.record.session, "closed", reason);
+        self.dispatch([form.record.session.clone()]);
+        Ok(())
+    }
+
+    /// Moves a finished form from the queue to history.
+    async fn retire(&self, form: &Form, delivered: bool) -> Result<(), Error> {
+        let record = &form.record;
+        let origin = self
+            .lock()
+            .sessions
+            .get(&record.session)
+            .map(|s| s.record.origin.clone())
+            .unwrap_or_default();
+        let (fields, url_host) = match &form.request.mode {
+            Mode::Form(f) => (f.fields.iter().map(|f| f.name.clone()).collect(), None),
+            Mode::Url { url, .. } => (Vec::new(), url.host_str().map(str::to_owned)),
+        };
+        let history = HistoryRecord {
+            form: record.id,
+            session: record.session.clone(),
+            origin,
+            mode: form.request.mode_name().to_owned(),
+            message: form.request.message.clone(),
+            fields,
+            url_host,
+            outcome: record
+                .answer
+                .as_ref()
+                .map(|a| action_name(&a.action))
+                .unwrap_or("cancel")
+                .to_owned(),
+            reason: record.reason.clone().unwrap_or_default(),
+            answered_by: record.answered_by.clone(),
+            delivered,
+            created_ms: record.created_ms,
+            finished_ms: now_ms(),
+        };
+        self.store
+            .add_history(&history, self.config.history.max_records)?;
+        self.store.remove_form(record.id)?;
+        self.store.flush().await?;
+        let path = form_path(&record.session, &record.id.to_string());
+        let _ = self
+            .conn
+            .object_server()
+            .remove::<RequestIface, _>(path.as_str())
+            .await;
+        Ok(())
+    }
+
+    /// A control client takes over the head form of a session.
+    pub fn claim(&self, caller: &Caller, id: u64) -> Result<(String, String, Dict), Error> {
+        let (token, request_json, info, previous, session) = {
+            let mut state = self.lock();
+            let form = state
+                .forms
+                .get(&id)
+                .ok_or_else(|| Error::NotFound(format!("no form {id}")))?;
+            let session_id = form.record.session.clone();
+            if form.record.state == FormState::Answered {
+                return Err(Error::WrongState(format!("form {id} was answered already")));
+            }
+            let session = state
+                .sessions
+                .get(&session_id)
+                .ok_or_else(|| Error::NotFound(format!("no session {session_id}")))?;
+            let head = session.queue.front().copied();
+            if head != Some(id) {
+                return Err(Error::WrongState(format!(
+                    "form {id} waits behind form {} of its session; answer that one first",
+                    head.map(|h| h.to_string()).unwrap_or_default()
+                )));
+            }
+            if !form.ready {
+                return Err(Error::WrongState(format!(
+                    "form {id} is still being checked by the policy"
+                )));
+            }
+            let origin = session.record.origin.clone();
+            let token = secret();
+            let form = state
+                .forms
+                .get_mut(&id)
+                .ok_or_else(|| Error::NotFound(format!("no form {id}")))?;
+            let previous = form.presenter.replace(Presenter {
+                bus_name: caller.name.clone(),
+                token: token.clone(),
+                label: format!("control client (pid {})", caller.pid.unwrap_or(0)),
+                frontend_path: None,
+            });
+            form.record.state = FormState::Presented;
+            let info = form_info(
+                &origin,
+                &session_id,
+                form.record.created_ms,
+                form.record.deadline_ms.unwrap_or(0),
+            );
+            (token, form.request_json.to_string(), info, previous, session_id)
+        };
+        if let Some(previous) = previous {
+            self.withdraw(&previous, id, "claimed");
+        }
+        self.form_changed(id, &session, "presented", "claimed");
+        Ok((token, request_json, info))
+    }
+
+    /// Emits `Response` again for every answered, undelivered form of
+    /// `session` (after a re-attach).
+    pub async fn redeliver(&self, caller: &Caller, session: &str) -> Result<(), Error> {
+        self.check_owner(caller, session)?;
+        let answered: Vec<FormRecord> = self
+            .lock()
+            .forms
+            .values()
+            .filter(|f| f.record.session == session && f.record.state == FormState::Answered)
+            .map(|f| f.record.clone())
+            .collect();
+        for record in &answered {
+            self.send_response(record).await;
+        }
+        Ok(())
+    }
+
+    /// The session a form belongs to.
+    pub(crate) fn session_of_form(&self, id: u64) -> Result<String, Error> {
+        self.lock()
+            .forms
+            .get(&id)
+            .map(|f| f.record.session.clone())
+            .ok_or_else(|| Error::NotFound(format!("no form {id}")))
+    }
+
+    /// Cancels form `id` with reason `timeout` at `deadline_ms`.
+    pub(crate) fn arm_deadline(self: &Arc<Self>, id: u64, deadline_ms: u64) {
+        let broker = self.clone();
+        tokio::spawn(async move {
+            let wait = deadline_ms.saturating_sub(now_ms());
+            tokio::time::sleep(Duration::from_millis(wait)).await;
+            let answer = Answer::bare(ElicitationAction::Cancel);
+            if let Err(error) = broker.finish(id, answer, "timeout", "timeout", None).await {
+                tracing::error!(form = id, %error, "could not expire a form");
+            }
+        });
+    }
+
+    /// Pending forms as JSON, for `elicit list`: never any answer content.
+    pub fn list_forms(&self) -> serde_json::Value {
+        let state = self.lock();
+        let now = now_ms();
+        let forms: Vec<serde_json::Value> = state
+            .forms
+            .values()
+            .map(|form| {
+                let record = &form.record;
+                let origin = state
+                    .sessions
+                    .get(&record.session)
+                    .map(|s| s.record.origin.clone());
+                let fields: Vec<&str> = form
+                    .request
+                    .form()
+                    .map(|f| f.fields.iter().map(|f| f.name.as_str()).collect())
+                    .unwrap_or_default();
+                serde_json::json!({
+                    "id": record.id,
+                    "session": record.session,
+                    "origin": origin,
+                    "state": record.state.name(),
+                    "mode": form.request.mode_name(),
+                    "message": form.request.message,
+                    "fields": fields,
+                    "presented-to": form.presenter.as_ref().map(|p| p.label.clone()),
+                    "age-ms": now.saturating_sub(record.created_ms),
+                })
+            })
+            .collect();
+        serde_json::Value::Array(forms)
+    }
+}
+
+/// A form as the in-memory state holds it.
+pub(crate) fn live_form(record: FormRecord, request: Elicitation, request_json: &str) -> Form {
+    Form {
+        record,
+        request: Arc::new(request),
+        request_json: Arc::from(request_json),
+        presenter: None,
+        ready: false,
+    }
+}

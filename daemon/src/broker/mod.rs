@@ -1,0 +1,195 @@
+//! The broker: sessions, the durable queue, dispatch to front-ends.
+//!
+//! One [`Broker`] serves the whole bus. Its state sits behind one
+//! synchronous lock that is never held across an `.await`: every operation
+//! decides under the lock, then writes, flushes, emits and calls out after
+//! releasing it.
+
+mod dispatch;
+mod forms;
+mod restore;
+mod sessions;
+pub mod state;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use elicit_proto::Error;
+use elicit_proto::dbus::{Dict, SESSION_PREFIX};
+use zbus::Connection;
+use zbus::names::UniqueName;
+
+use crate::config::Config;
+use crate::launcher::Launcher;
+use crate::policy::PolicyHook;
+use crate::store::Store;
+use state::State;
+
+/// Who called: verified by the bus daemon, never taken from the caller.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// The caller's unique bus name.
+    pub name: String,
+    /// The caller's uid.
+    pub uid: u32,
+    /// The caller's pid, where the bus knows it.
+    pub pid: Option<u32>,
+}
+
+/// The broker shared by every D-Bus object of the daemon.
+pub struct Broker {
+    config: Config,
+    store: Store,
+    conn: Connection,
+    own_uid: u32,
+    state: Mutex<State>,
+    callers: Mutex<HashMap<String, Caller>>,
+    launcher: Launcher,
+    policy: Option<Arc<dyn PolicyHook>>,
+    events: tokio::sync::mpsc::UnboundedSender<dispatch::FormEvent>,
+}
+
+impl std::fmt::Debug for Broker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Broker")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Broker {
+    /// A broker over `store`, serving on `conn`; call [`Broker::restore`]
+    /// before taking the bus name.
+    pub async fn new(
+        config: Config,
+        store: Store,
+        conn: Connection,
+        policy: Option<Arc<dyn PolicyHook>>,
+    ) -> Result<Arc<Broker>, Error> {
+        let own_name = conn
+            .unique_name()
+            .ok_or_else(|| Error::BadArgument("the bus gave this connection no name".into()))?
+            .to_owned();
+        let dbus = zbus::fdo::DBusProxy::new(&conn).await?;
+        let own_uid = dbus
+            .get_connection_unix_user(own_name.as_ref().into())
+            .await
+            .map_err(zbus::Error::from)?;
+        let launcher = Launcher::new(config.frontends.command.clone());
+        let (events, receiver) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(dispatch::emit_form_events(conn.clone(), receiver));
+        Ok(Arc::new(Broker {
+            events,
+            config,
+            store,
+            conn,
+            own_uid,
+            state: Mutex::new(State::default()),
+            callers: Mutex::new(HashMap::new()),
+            launcher,
+            policy,
+        }))
+    }
+
+    /// The config in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The bus connection.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock leaves the state as it was at the
+        // panic; serving on beats refusing every later call.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Identifies the sender of a call and checks it runs as our user.
+    pub async fn caller(&self, sender: Option<&UniqueName<'_>>) -> Result<Caller, Error> {
+        let sender = sender.ok_or_else(|| Error::AccessDenied("the call has no sender".into()))?;
+        let cached = self
+            .callers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(sender.as_str())
+            .cloned();
+        let caller = match cached {
+            Some(caller) => caller,
+            None => {
+                let dbus = zbus::fdo::DBusProxy::new(&self.conn).await?;
+                let credentials = dbus
+                    .get_connection_credentials(sender.as_ref().into())
+                    .await
+                    .map_err(zbus::Error::from)?;
+                let uid = credentials
+                    .unix_user_id()
+                    .ok_or_else(|| Error::AccessDenied("the bus does not know the caller's uid".into()))?;
+                let caller = Caller {
+                    name: sender.to_string(),
+                    uid,
+                    pid: credentials.process_id(),
+                };
+                self.callers
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(caller.name.clone(), caller.clone());
+                caller
+            }
+        };
+        if caller.uid != self.own_uid {
+            tracing::warn!(caller = %caller.name, uid = caller.uid, "refused a call from another user");
+            return Err(Error::AccessDenied(format!(
+                "uid {} may not use the broker of uid {}",
+                caller.uid, self.own_uid
+            )));
+        }
+        Ok(caller)
+    }
+
+    /// A bus name left the bus: forget what it registered, and start the
+    /// grace period of the sessions it owned.
+    pub fn name_lost(self: &Arc<Self>, name: &str) {
+        self.callers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(name);
+        self.frontend_lost(name);
+        self.owner_lost(name);
+    }
+
+    /// The newest `limit` history records, newest first.
+    pub fn history(&self, limit: usize) -> Result<Vec<crate::store::HistoryRecord>, Error> {
+        Ok(self.store.history(limit)?)
+    }
+
+    /// Counts for `elicit status` and the D-Bus properties.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let state = self.lock();
+        (state.pending(), state.sessions.len(), state.frontends.len())
+    }
+}
+
+/// The session id in a session or form path.
+pub fn session_of_path(path: &str) -> Option<&str> {
+    path.strip_prefix(SESSION_PREFIX)?
+        .strip_prefix('/')?
+        .split('/')
+        .next()
+}
+
+/// Builds the `info` dictionary front-ends and claimers get with a form.
+fn form_info(origin: &elicit_proto::dbus::Origin, session: &str, created_ms: u64, deadline_ms: u64) -> Dict {
+    let mut info = origin.to_dict();
+    info.insert(
+        "session".into(),
+        zbus::zvariant::Str::from(session.to_owned()).into(),
+    );
+    info.insert("queued-at-ms".into(), created_ms.into());
+    info.insert("deadline-ms".into(), deadline_ms.into());
+    info
+}
+
+pub use forms::{ElicitOptions, action_name, parse_action};

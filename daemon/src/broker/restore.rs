@@ -1,0 +1,97 @@
+//! Start-up: rebuilding the live state from sled after a restart.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use elicit_proto::dbus::{form_path, session_path};
+use elicit_proto::{Elicitation, Error};
+
+use super::Broker;
+use super::forms::live_form;
+use super::state::Session;
+use crate::bus::{RequestIface, SessionIface};
+use crate::store::FormState;
+
+impl Broker {
+    /// Loads every stored session and form: presented forms return to their
+    /// queues, deadlines are re-armed, and sessions whose owner has left the
+    /// bus get their grace period. Returns (sessions, forms) restored.
+    pub async fn restore(self: &Arc<Self>) -> Result<(usize, usize), Error> {
+        let sessions = self.store.sessions()?;
+        let forms = self.store.forms()?;
+        let dbus = zbus::fdo::DBusProxy::new(&self.conn).await?;
+        let mut owners_gone = Vec::new();
+        for record in &sessions {
+            let server = self.conn.object_server();
+            server
+                .at(
+                    session_path(&record.id).as_str(),
+                    SessionIface::new(self.clone(), record.id.clone()),
+                )
+                .await?;
+            let present = match zbus::names::BusName::try_from(record.owner.as_str()) {
+                Ok(name) => dbus.name_has_owner(name).await.unwrap_or(false),
+                Err(_) => false,
+            };
+            if !present {
+                owners_gone.push(record.owner.clone());
+            }
+            self.lock().sessions.insert(
+                record.id.clone(),
+                Session {
+                    record: record.clone(),
+                    queue: VecDeque::new(),
+                },
+            );
+        }
+        let mut restored = 0;
+        for mut record in forms {
+            let request_json = record.request.to_string();
+            let request = match Elicitation::from_value(record.request.clone(), &self.config.limits) {
+                Ok(request) => request,
+                Err(errors) => {
+                    // Limits may have shrunk since it was stored; such a form
+                    // can no longer be shown, so it ends rather than blocks.
+                    tracing::warn!(form = record.id, %errors, "a stored form no longer passes the checks; dropping it");
+                    self.store.remove_form(record.id)?;
+                    continue;
+                }
+            };
+            if record.state == FormState::Presented {
+                record.state = FormState::Queued;
+            }
+            {
+                let mut state = self.lock();
+                let Some(session) = state.sessions.get_mut(&record.session) else {
+                    drop(state);
+                    self.store.remove_form(record.id)?;
+                    continue;
+                };
+                if record.state == FormState::Queued {
+                    session.queue.push_back(record.id);
+                }
+                let mut form = live_form(record.clone(), request, &request_json);
+                form.ready = true;
+                state.forms.insert(record.id, form);
+            }
+            self.conn
+                .object_server()
+                .at(
+                    form_path(&record.session, &record.id.to_string()).as_str(),
+                    RequestIface::new(self.clone(), record.id),
+                )
+                .await?;
+            if record.state != FormState::Answered
+                && let Some(deadline) = record.deadline_ms
+            {
+                self.arm_deadline(record.id, deadline);
+            }
+            restored += 1;
+        }
+        self.store.flush().await?;
+        for owner in owners_gone {
+            self.owner_lost(&owner);
+        }
+        Ok((sessions.len(), restored))
+    }
+}

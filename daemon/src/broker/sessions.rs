@@ -1,0 +1,152 @@
+//! Sessions: opening, resuming, closing, and losing their owner.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use elicit_proto::Error;
+use elicit_proto::dbus::{Origin, session_path};
+use rand::Rng;
+
+use super::state::Session;
+use super::{Broker, Caller};
+use crate::bus::SessionIface;
+use crate::store::{SessionRecord, now_ms};
+
+/// A fresh 128-bit secret, as hex.
+pub(crate) fn secret() -> String {
+    let bytes: [u8; 16] = rand::rng().random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Broker {
+    /// Opens a session owned by `caller`.
+    pub async fn open_session(
+        self: &Arc<Self>,
+        caller: &Caller,
+        mut origin: Origin,
+    ) -> Result<(String, String), Error> {
+        // What the bus verified replaces whatever the client claimed there.
+        origin.caller_pid = caller.pid;
+        origin.caller_uid = Some(caller.uid);
+        let limit = self.config.broker.sessions_per_connection;
+        if self.lock().sessions_of(&caller.name).count() >= limit {
+            return Err(Error::LimitExceeded(format!(
+                "this connection already has {limit} sessions open (broker.sessions-per-connection)"
+            )));
+        }
+        let record = SessionRecord {
+            id: self.store.next_id()?.to_string(),
+            owner: caller.name.clone(),
+            resume_token: secret(),
+            origin,
+            opened_ms: now_ms(),
+        };
+        self.store.put_session(&record)?;
+        self.store.flush().await?;
+        let path = session_path(&record.id);
+        self.conn
+            .object_server()
+            .at(path.as_str(), SessionIface::new(self.clone(), record.id.clone()))
+            .await?;
+        tracing::info!(session = %record.id, owner = %caller.name, origin = %record.origin.describe(), "session opened");
+        let token = record.resume_token.clone();
+        self.lock().sessions.insert(
+            record.id.clone(),
+            Session {
+                record,
+                queue: VecDeque::new(),
+            },
+        );
+        Ok((path, token))
+    }
+
+    /// Re-attaches `caller` as the owner of the session of `token`.
+    pub async fn resume_session(&self, caller: &Caller, token: &str) -> Result<String, Error> {
+        let record = {
+            let mut state = self.lock();
+            let session = state
+                .sessions
+                .values_mut()
+                .find(|s| s.record.resume_token == token)
+                .ok_or_else(|| Error::NotFound("no session has this resume token".into()))?;
+            session.record.owner = caller.name.clone();
+            session.record.clone()
+        };
+        self.store.put_session(&record)?;
+        self.store.flush().await?;
+        tracing::info!(session = %record.id, owner = %caller.name, "session resumed");
+        Ok(session_path(&record.id))
+    }
+
+    /// Checks that `caller` owns `session`.
+    pub(crate) fn check_owner(&self, caller: &Caller, session: &str) -> Result<(), Error> {
+        match self.lock().sessions.get(session) {
+            Some(s) if s.record.owner == caller.name => Ok(()),
+            Some(_) => Err(Error::AccessDenied(format!(
+                "session {session} belongs to another client"
+            ))),
+            None => Err(Error::NotFound(format!("no session {session}"))),
+        }
+    }
+
+    /// The owner closed its session: cancel its forms and forget it.
+    pub async fn close_session(self: &Arc<Self>, caller: &Caller, session: &str) -> Result<(), Error> {
+        self.check_owner(caller, session)?;
+        self.end_session(session, "closed").await
+    }
+
+    /// Ends `session`: every form of it is cancelled with `reason`.
+    pub(crate) async fn end_session(self: &Arc<Self>, session: &str, reason: &str) -> Result<(), Error> {
+        let forms: Vec<u64> = {
+            let state = self.lock();
+            state
+                .forms
+                .values()
+                .filter(|f| f.record.session == session)
+                .map(|f| f.record.id)
+                .collect()
+        };
+        for form in forms {
+            self.drop_form(form, reason).await?;
+        }
+        self.lock().sessions.remove(session);
+        self.store.remove_session(session)?;
+        self.store.flush().await?;
+        let _ = self
+            .conn
+            .object_server()
+            .remove::<SessionIface, _>(session_path(session).as_str())
+            .await;
+        tracing::info!(%session, %reason, "session ended");
+        Ok(())
+    }
+
+    /// `bus_name` left the bus: after the grace period, every session it
+    /// still owns ends with reason `client-gone`.
+    pub(crate) fn owner_lost(self: &Arc<Self>, bus_name: &str) {
+        let sessions: Vec<String> = self
+            .lock()
+            .sessions_of(bus_name)
+            .map(|s| s.record.id.clone())
+            .collect();
+        if sessions.is_empty() {
+            return;
+        }
+        let broker = self.clone();
+        let bus_name = bus_name.to_owned();
+        let grace = self.config.broker.client_grace();
+        tokio::spawn(async move {
+            tokio::time::sleep(grace).await;
+            for session in sessions {
+                let still_owned = broker
+                    .lock()
+                    .sessions
+                    .get(&session)
+                    .is_some_and(|s| s.record.owner == bus_name);
+                if still_owned && let Err(error) = broker.end_session(&session, "client-gone").await {
+                    tracing::error!(%session, %error, "could not end the session of a departed client");
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,20 @@
+//! The D-Bus objects of the daemon: thin adapters that identify the caller
+//! and hand over to the [`Broker`](crate::broker::Broker).
+
+mod broker_iface;
+mod request_iface;
+mod session_iface;
+mod watch;
+
+pub use broker_iface::BrokerIface;
+pub use request_iface::RequestIface;
+pub use session_iface::SessionIface;
+pub use watch::watch_departures;
+
+use elicit_proto::Error;
+
+/// Reads a form id given as text.
+fn form_id(text: &str) -> Result<u64, Error> {
+    text.parse()
+        .map_err(|_| Error::BadArgument(format!("{text:?} is not a form id")))
+}

@@ -1,0 +1,221 @@
+//! The client side of the broker, shared by `elicit ask` and the proxy:
+//! open a session, submit forms, and wait for their outcome across daemon
+//! restarts.
+
+use std::collections::HashMap;
+
+use elicit_proto::Error;
+use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, Request1Proxy, Session1Proxy, dict_str};
+use futures_util::StreamExt;
+use serde_json::Value;
+use zbus::zvariant::{OwnedObjectPath, Str};
+use zbus::{Connection, MatchRule, MessageStream};
+
+/// Connects to `address`, or to the session bus when `None`.
+pub async fn connect(address: Option<&str>) -> Result<Connection, Error> {
+    let builder = match address {
+        Some(address) => zbus::connection::Builder::address(address)?,
+        None => zbus::connection::Builder::session()?,
+    };
+    Ok(builder.build().await?)
+}
+
+/// The outcome of one form, as its owner receives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// accept, decline or cancel.
+    pub action: String,
+    /// The content, on accept in form mode.
+    pub content: Option<Value>,
+    /// Why (`answered`, `timeout`, a rule's reason …).
+    pub reason: String,
+    /// Who decided.
+    pub answered_by: String,
+}
+
+/// One broker session owned by this connection.
+pub struct ClientSession {
+    conn: Connection,
+    path: OwnedObjectPath,
+    resume_token: String,
+    responses: MessageStream,
+    daemon_changes: zbus::fdo::NameOwnerChangedStream,
+    /// The daemon's unique name: only its signals are believed, since any
+    /// client can send a `Response` signal to anyone.
+    daemon: Option<String>,
+    /// Outcomes that arrived for other forms while waiting for one.
+    early: HashMap<String, Outcome>,
+}
+
+impl std::fmt::Debug for ClientSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientSession")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientSession {
+    /// Opens a session that presents itself as `origin`.
+    pub async fn open(conn: &Connection, origin: &Origin) -> Result<ClientSession, Error> {
+        let dbus = zbus::fdo::DBusProxy::new(conn).await?;
+        let daemon_changes = dbus
+            .receive_name_owner_changed_with_args(&[(0, BUS_NAME)])
+            .await?;
+        let broker = Broker1Proxy::new(conn).await?;
+        let (path, resume_token) = broker
+            .open_session(origin.to_dict())
+            .await
+            .map_err(Error::from_dbus)?;
+        let daemon = daemon_name(conn).await;
+        // Subscribe before the first submission: a policy may answer at once.
+        let rule = MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .interface("dev.elicitd.Request1")?
+            .member("Response")?
+            .path_namespace(path.as_str())?
+            .build();
+        let responses = MessageStream::for_match_rule(rule, conn, Some(256)).await?;
+        Ok(ClientSession {
+            conn: conn.clone(),
+            path,
+            resume_token,
+            responses,
+            daemon_changes,
+            daemon,
+            early: HashMap::new(),
+        })
+    }
+
+    /// The session's object path.
+    pub fn path(&self) -> &str {
+        self.path.as_str()
+    }
+
+    /// Submits `request_json`; returns the form's request path.
+    pub async fn submit(
+        &self,
+        request_json: &str,
+        timeout_secs: Option<u64>,
+        submission_id: Option<&str>,
+    ) -> Result<OwnedObjectPath, Error> {
+        let mut options = Dict::new();
+        if let Some(timeout) = timeout_secs {
+            options.insert("timeout".into(), timeout.into());
+        }
+        if let Some(id) = submission_id {
+            options.insert("submission-id".into(), Str::from(id.to_owned()).into());
+        }
+        self.session_proxy()
+            .await?
+            .elicit(request_json, options)
+            .await
+            .map_err(Error::from_dbus)
+    }
+
+    async fn session_proxy(&self) -> Result<Session1Proxy<'_>, Error> {
+        Ok(Session1Proxy::builder(&self.conn)
+            .path(self.path.clone())?
+            .build()
+            .await?)
+    }
+
+    /// Withdraws a form.
+    pub async fn close_form(&self, form: &OwnedObjectPath) -> Result<(), Error> {
+        request_proxy(&self.conn, form)
+            .await?
+            .close()
+            .await
+            .map_err(Error::from_dbus)
+    }
+
+    /// Waits for the outcome of `form` and acknowledges it. When the daemon
+    /// restarts meanwhile, re-attaches and asks for redelivery, so that an
+    /// answer given before the restart still arrives, once.
+    pub async fn wait(&mut self, form: &OwnedObjectPath) -> Result<Outcome, Error> {
+        loop {
+            if let Some(outcome) = self.early.remove(form.as_str()) {
+                request_proxy(&self.conn, form)
+                    .await?
+                    .acknowledge()
+                    .await
+                    .map_err(Error::from_dbus)?;
+                return Ok(outcome);
+            }
+            tokio::select! {
+                message = self.responses.next() => {
+                    let Some(message) = message else {
+                        return Err(Error::Bus(zbus::Error::InputOutput(std::io::Error::other("the bus connection closed").into())));
+                    };
+                    let message = message?;
+                    let header = message.header();
+                    let from_daemon = header.sender().map(|s| s.as_str()) == self.daemon.as_deref();
+                    let Some(path) = header.path().map(|p| p.to_string()) else { continue };
+                    if !from_daemon {
+                        tracing::warn!(%path, "ignored a Response signal not sent by the broker");
+                        continue;
+                    }
+                    let (action, content_json, details): (String, String, Dict) = message.body().deserialize()?;
+                    let content = match serde_json::from_str::<Value>(&content_json) {
+                        Ok(Value::Null) | Err(_) => None,
+                        Ok(value) => Some(value),
+                    };
+                    let outcome = Outcome {
+                        action,
+                        content,
+                        reason: dict_str(&details, "reason").unwrap_or_default(),
+                        answered_by: dict_str(&details, "answered-by").unwrap_or_default(),
+                    };
+                    self.early.insert(path, outcome);
+                }
+                change = self.daemon_changes.next() => {
+                    let Some(change) = change else { continue };
+                    let Ok(args) = change.args() else { continue };
+                    match args.new_owner().as_ref() {
+                        Some(owner) => {
+                            self.daemon = Some(owner.to_string());
+                            tracing::info!("the broker is back; re-attaching");
+                            self.reattach().await?;
+                        }
+                        None => {
+                            self.daemon = None;
+                            tracing::warn!("the broker left the bus; waiting for it to return");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    async fn reattach(&mut self) -> Result<(), Error> {
+        let broker = Broker1Proxy::new(&self.conn).await?;
+        broker
+            .resume_session(&self.resume_token)
+            .await
+            .map_err(Error::from_dbus)?;
+        self.session_proxy()
+            .await?
+            .redeliver()
+            .await
+            .map_err(Error::from_dbus)
+    }
+
+    /// Closes the session, cancelling what is left in it.
+    pub async fn close(self) -> Result<(), Error> {
+        self.session_proxy()
+            .await?
+            .close()
+            .await
+            .map_err(Error::from_dbus)
+    }
+}
+
+async fn request_proxy<'a>(conn: &Connection, form: &'a OwnedObjectPath) -> Result<Request1Proxy<'a>, Error> {
+    Ok(Request1Proxy::builder(conn).path(form.as_ref())?.build().await?)
+}
+
+async fn daemon_name(conn: &Connection) -> Option<String> {
+    let dbus = zbus::fdo::DBusProxy::new(conn).await.ok()?;
+    let name = zbus::names::BusName::try_from(BUS_NAME).ok()?;
+    dbus.get_name_owner(name).await.ok().map(|n| n.to_string())
+}

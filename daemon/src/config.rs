@@ -1,0 +1,164 @@
+//! `config.toml`: the daemon's settings, every key optional.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use elicit_proto::Limits;
+use serde::Deserialize;
+
+/// Everything the daemon reads from `$XDG_CONFIG_HOME/elicitd/config.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Config {
+    /// Size limits of requests and answers.
+    pub limits: Limits,
+    /// Queue limits and timings.
+    pub broker: BrokerConfig,
+    /// Which front-ends to prefer, and which to start.
+    pub frontends: FrontendConfig,
+    /// What the history keeps.
+    pub history: HistoryConfig,
+}
+
+/// Queue limits and timings.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct BrokerConfig {
+    /// Forms one session may have waiting or shown at once.
+    pub forms_per_session: usize,
+    /// Sessions one bus connection may hold open.
+    pub sessions_per_connection: usize,
+    /// Forms waiting or shown across all sessions.
+    pub forms_total: usize,
+    /// How long a session survives its owner leaving the bus, in
+    /// milliseconds, so that a client reconnecting at once keeps its forms.
+    pub client_grace_ms: u64,
+    /// How long a form may wait for an answer, in seconds, when its
+    /// submitter gives no timeout; 0 means no deadline.
+    pub default_timeout_secs: u64,
+    /// How long a front-end may take to accept `Show`, in milliseconds,
+    /// before it counts as gone.
+    pub show_timeout_ms: u64,
+}
+
+impl Default for BrokerConfig {
+    fn default() -> Self {
+        BrokerConfig {
+            forms_per_session: 64,
+            sessions_per_connection: 16,
+            forms_total: 100_000,
+            client_grace_ms: 500,
+            default_timeout_secs: 3600,
+            show_timeout_ms: 5000,
+        }
+    }
+}
+
+impl BrokerConfig {
+    /// The grace period as a duration.
+    pub fn client_grace(&self) -> Duration {
+        Duration::from_millis(self.client_grace_ms)
+    }
+}
+
+/// Front-end preference and launching.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct FrontendConfig {
+    /// Front-end names in order of preference (`gtk`, `notify`, `tui`, …);
+    /// names not listed come after, by the priority they registered with.
+    pub preference: Vec<String>,
+    /// A program (argv) to start when a form waits and no front-end is
+    /// registered.
+    pub command: Vec<String>,
+}
+
+/// History retention.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct HistoryConfig {
+    /// Records kept; the oldest go first.
+    pub max_records: usize,
+}
+
+impl Default for HistoryConfig {
+    fn default() -> Self {
+        HistoryConfig { max_records: 10_000 }
+    }
+}
+
+/// A config file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file exists but cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML for this config.
+    #[error("{path}: {source}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with line and column.
+        source: toml::de::Error,
+    },
+}
+
+impl Config {
+    /// Reads `path`; a missing file means the defaults.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(source) => {
+                return Err(ConfigError::Read {
+                    path: path.to_owned(),
+                    source,
+                });
+            }
+        };
+        toml::from_str(&text).map_err(|source| ConfigError::Parse {
+            path: path.to_owned(),
+            source,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_file_means_defaults() {
+        let config = Config::load(Path::new("/nonexistent/elicitd/config.toml")).expect("defaults");
+        assert_eq!(config, Config::default());
+    }
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "[broker]\nforms-per-sesion = 3\n").expect("write");
+        let error = Config::load(&path).expect_err("typo").to_string();
+        assert!(error.contains("forms-per-sesion"), "{error}");
+    }
+
+    #[test]
+    fn values_are_read() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "[broker]\nforms-per-session = 3\n[frontends]\npreference = [\"gtk\", \"tui\"]\n[limits]\nmax-properties = 5\n",
+        )
+        .expect("write");
+        let config = Config::load(&path).expect("valid");
+        assert_eq!(config.broker.forms_per_session, 3);
+        assert_eq!(config.frontends.preference, ["gtk", "tui"]);
+        assert_eq!(config.limits.max_properties, 5);
+    }
+}

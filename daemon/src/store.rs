@@ -1,0 +1,243 @@
+//! The durable part of the broker: sessions, forms and history in sled.
+//!
+//! Every record is JSON under a big-endian key, so that sled's key order is
+//! submission order. A form is written and flushed before its submission is
+//! acknowledged, and an answer before it is announced, so `kill -9` at any
+//! moment loses nothing that anyone was told about.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use elicit_proto::Answer;
+use elicit_proto::dbus::Origin;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// A storage failure.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// sled failed.
+    #[error("sled: {0}")]
+    Sled(#[from] sled::Error),
+    /// A record did not encode or decode.
+    #[error("record: {0}")]
+    Record(#[from] serde_json::Error),
+}
+
+impl From<StoreError> for elicit_proto::Error {
+    fn from(error: StoreError) -> Self {
+        elicit_proto::Error::Storage(error.to_string())
+    }
+}
+
+/// One client session as stored.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionRecord {
+    /// The session id (the last element of its object path).
+    pub id: String,
+    /// The unique bus name of the owner when last seen.
+    pub owner: String,
+    /// The secret that re-attaches an owner.
+    pub resume_token: String,
+    /// Who is asking.
+    pub origin: Origin,
+    /// When the session opened, in milliseconds since the epoch.
+    pub opened_ms: u64,
+}
+
+/// Where a form is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FormState {
+    /// Waiting in its session's queue.
+    Queued,
+    /// Shown by a front-end or claimed by a control client.
+    Presented,
+    /// Has an outcome the owner has not acknowledged yet.
+    Answered,
+}
+
+impl FormState {
+    /// The state's name as signals and listings give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FormState::Queued => "queued",
+            FormState::Presented => "presented",
+            FormState::Answered => "answered",
+        }
+    }
+}
+
+/// One form as stored.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FormRecord {
+    /// The form id, unique for the life of the store.
+    pub id: u64,
+    /// The session it belongs to.
+    pub session: String,
+    /// The `elicitation/create` params as the server sent them.
+    pub request: serde_json::Value,
+    /// The submitter's idempotency key, if it gave one.
+    pub submission_id: Option<String>,
+    /// Where the form is.
+    pub state: FormState,
+    /// The outcome, while answered but not yet delivered; erased on
+    /// delivery, never copied to history.
+    pub answer: Option<Answer>,
+    /// Why it ended as it did (`answered`, `timeout`, a rule's reason …).
+    pub reason: Option<String>,
+    /// Who decided: a front-end's name, a control client, `timeout`.
+    pub answered_by: Option<String>,
+    /// When it was submitted, in milliseconds since the epoch.
+    pub created_ms: u64,
+    /// When it expires, in milliseconds since the epoch.
+    pub deadline_ms: Option<u64>,
+}
+
+/// A finished form: who asked, what, which fields, the outcome — never the
+/// values of an answer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HistoryRecord {
+    /// The form id.
+    pub form: u64,
+    /// The session id.
+    pub session: String,
+    /// Who asked.
+    pub origin: Origin,
+    /// `form` or `url`.
+    pub mode: String,
+    /// The message shown.
+    pub message: String,
+    /// The names of the fields asked for.
+    pub fields: Vec<String>,
+    /// For URL mode, the host of the URL.
+    pub url_host: Option<String>,
+    /// accept, decline or cancel.
+    pub outcome: String,
+    /// Why (`answered`, `timeout`, `client-gone`, `closed`, a rule's …).
+    pub reason: String,
+    /// Who decided.
+    pub answered_by: Option<String>,
+    /// Whether the owner received the outcome.
+    pub delivered: bool,
+    /// Submission time, in milliseconds since the epoch.
+    pub created_ms: u64,
+    /// End time, in milliseconds since the epoch.
+    pub finished_ms: u64,
+}
+
+/// The sled database and its trees.
+#[derive(Debug, Clone)]
+pub struct Store {
+    db: sled::Db,
+    sessions: sled::Tree,
+    forms: sled::Tree,
+    history: sled::Tree,
+    /// sled counts a tree by walking it; retention needs the count on every
+    /// insert, so it is kept here.
+    history_len: Arc<AtomicUsize>,
+}
+
+impl Store {
+    /// Opens (or creates) the store in `dir`.
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        let db = sled::Config::new().path(dir).mode(sled::Mode::LowSpace).open()?;
+        let history = db.open_tree("history")?;
+        Ok(Store {
+            sessions: db.open_tree("sessions")?,
+            forms: db.open_tree("forms")?,
+            history_len: Arc::new(AtomicUsize::new(history.len())),
+            history,
+            db,
+        })
+    }
+
+    /// A new id, unique for the life of the store.
+    pub fn next_id(&self) -> Result<u64, StoreError> {
+        // sled's ids survive restarts and never repeat; +1 keeps 0 unused.
+        Ok(self.db.generate_id()? + 1)
+    }
+
+    /// Makes every write so far durable.
+    pub async fn flush(&self) -> Result<(), StoreError> {
+        self.db.flush_async().await?;
+        Ok(())
+    }
+
+    /// Writes a session.
+    pub fn put_session(&self, session: &SessionRecord) -> Result<(), StoreError> {
+        self.sessions
+            .insert(session.id.as_bytes(), serde_json::to_vec(session)?)?;
+        Ok(())
+    }
+
+    /// Deletes a session.
+    pub fn remove_session(&self, id: &str) -> Result<(), StoreError> {
+        self.sessions.remove(id.as_bytes())?;
+        Ok(())
+    }
+
+    /// Writes a form.
+    pub fn put_form(&self, form: &FormRecord) -> Result<(), StoreError> {
+        self.forms
+            .insert(form.id.to_be_bytes(), serde_json::to_vec(form)?)?;
+        Ok(())
+    }
+
+    /// Deletes a form, and with it any answer content it held.
+    pub fn remove_form(&self, id: u64) -> Result<(), StoreError> {
+        self.forms.remove(id.to_be_bytes())?;
+        Ok(())
+    }
+
+    /// Every session.
+    pub fn sessions(&self) -> Result<Vec<SessionRecord>, StoreError> {
+        all(&self.sessions)
+    }
+
+    /// Every form, in submission order.
+    pub fn forms(&self) -> Result<Vec<FormRecord>, StoreError> {
+        all(&self.forms)
+    }
+
+    /// Adds a history record, dropping the oldest beyond `max_records`.
+    pub fn add_history(&self, record: &HistoryRecord, max_records: usize) -> Result<(), StoreError> {
+        let mut key = record.finished_ms.to_be_bytes().to_vec();
+        key.extend_from_slice(&record.form.to_be_bytes());
+        if self.history.insert(key, serde_json::to_vec(record)?)?.is_none() {
+            self.history_len.fetch_add(1, Ordering::Relaxed);
+        }
+        while self.history_len.load(Ordering::Relaxed) > max_records {
+            if self.history.pop_min()?.is_none() {
+                break;
+            }
+            self.history_len.fetch_sub(1, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// The newest `limit` history records, newest first.
+    pub fn history(&self, limit: usize) -> Result<Vec<HistoryRecord>, StoreError> {
+        self.history
+            .iter()
+            .rev()
+            .take(limit)
+            .map(|item| Ok(serde_json::from_slice(&item?.1)?))
+            .collect()
+    }
+}
+
+fn all<T: DeserializeOwned>(tree: &sled::Tree) -> Result<Vec<T>, StoreError> {
+    tree.iter()
+        .map(|item| Ok(serde_json::from_slice(&item?.1)?))
+        .collect()
+}
+
+/// Milliseconds since the epoch, now.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
