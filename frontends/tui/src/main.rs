@@ -1,0 +1,3 @@
+//! `elicit-tui`: the terminal front-end of elicitd.
+
+fn main() {}
