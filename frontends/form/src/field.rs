@@ -88,13 +88,13 @@ impl FieldState {
     }
 
     /// The current error, whether or not it should be shown yet: a value
-    /// that could not be shown, a parse or validation error, or the
-    /// daemon's verdict.
+    /// that could not be shown, the daemon's verdict on the value as it
+    /// still is, or a parse or validation error.
     pub fn error(&self) -> Option<&str> {
         self.rejected
             .as_deref()
-            .or(self.error.as_deref())
             .or(self.server_error.as_deref())
+            .or(self.error.as_deref())
     }
 
     /// Whether the user has changed this field since it was shown.

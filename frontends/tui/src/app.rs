@@ -1,0 +1,374 @@
+//! The terminal front-end's state and what each key does to it.
+
+use elicit_form::{FormModel, Input};
+use elicit_proto::{Answer, ElicitationAction, Error};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use crate::bus::ShowRequest;
+use crate::entry::{Body, Entry, reason_text};
+
+/// What the rest of the program must do after a key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Send this answer to the broker.
+    Answer {
+        /// The form id.
+        form: String,
+        /// Its presentation token.
+        token: String,
+        /// The answer.
+        answer: Answer,
+    },
+    /// The user consented: open `url` in the browser, then accept.
+    OpenUrl {
+        /// The form id.
+        form: String,
+        /// Its presentation token.
+        token: String,
+        /// The URL to open.
+        url: String,
+    },
+    /// Leave the program.
+    Quit,
+}
+
+/// A panel drawn over the form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlay {
+    /// Nothing.
+    None,
+    /// The list of keys.
+    Help,
+    /// "Open this URL?", waiting for y or n.
+    ConfirmOpen,
+}
+
+/// Everything the screen shows.
+#[derive(Debug)]
+pub struct App {
+    /// Presented forms, one per session at most, in order of arrival.
+    pub entries: Vec<Entry>,
+    /// The index of the entry being answered.
+    pub selected: usize,
+    /// The last thing that happened (a form withdrawn, answered…).
+    pub notice: Option<String>,
+    /// What is drawn over the form.
+    pub overlay: Overlay,
+    /// Whether the broker has this front-end registered, or why not.
+    pub link: Result<(), String>,
+}
+
+impl Default for App {
+    fn default() -> Self {
+        App {
+            entries: Vec::new(),
+            selected: 0,
+            notice: None,
+            overlay: Overlay::None,
+            link: Err("connecting to elicitd".into()),
+        }
+    }
+}
+
+impl App {
+    /// The entry being answered.
+    pub fn current(&self) -> Option<&Entry> {
+        self.entries.get(self.selected)
+    }
+
+    fn current_mut(&mut self) -> Option<&mut Entry> {
+        self.entries.get_mut(self.selected)
+    }
+
+    /// The broker presents a form (again, if it was shown before).
+    pub fn show(&mut self, show: ShowRequest) {
+        let entry = Entry::new(show);
+        match self.entries.iter_mut().find(|e| e.form == entry.form) {
+            Some(existing) => *existing = entry,
+            None => self.entries.push(entry),
+        }
+    }
+
+    /// The broker withdraws a form.
+    pub fn withdraw(&mut self, form: &str, reason: &str) {
+        if let Some(entry) = self.remove(form) {
+            self.notice = Some(format!(
+                "The form from {} was withdrawn: {}.",
+                entry.server(),
+                reason_text(reason)
+            ));
+        }
+    }
+
+    /// (Re-)registered with the broker: it will show its forms anew.
+    pub fn registered(&mut self) {
+        self.entries.clear();
+        self.selected = 0;
+        self.overlay = Overlay::None;
+        self.link = Ok(());
+    }
+
+    /// The broker is gone: its tokens are void.
+    pub fn broker_gone(&mut self, why: String) {
+        self.entries.clear();
+        self.selected = 0;
+        self.overlay = Overlay::None;
+        self.link = Err(why);
+    }
+
+    /// The broker's reply to an answer.
+    pub fn answered(&mut self, form: &str, action: &ElicitationAction, result: Result<(), Error>) {
+        match result {
+            Ok(()) => {
+                if let Some(entry) = self.remove(form) {
+                    self.notice = Some(format!("Sent to {}: {}.", entry.server(), action_word(action)));
+                }
+            }
+            Err(Error::InvalidAnswer(json)) => {
+                if let Some(entry) = self.entries.iter_mut().find(|e| e.form == form) {
+                    entry.sending = false;
+                    entry.status = Some("elicitd refused the answer; see the marked fields.".into());
+                    if let Body::Form(model) = &mut entry.body {
+                        model.apply_server_errors(&elicit_form::parse_field_errors(&json));
+                    }
+                }
+            }
+            // The broker is unreachable: keep the form, the user may retry.
+            Err(Error::Bus(error)) => {
+                if let Some(entry) = self.entries.iter_mut().find(|e| e.form == form) {
+                    entry.sending = false;
+                    entry.status = Some(format!("Could not reach elicitd: {error}"));
+                }
+            }
+            // The form is gone or no longer ours: nothing to answer any more.
+            Err(error) => {
+                if let Some(entry) = self.remove(form) {
+                    self.notice = Some(format!("The answer to {} was not taken: {error}", entry.server()));
+                }
+            }
+        }
+    }
+
+    /// A line about form `form` (the browser failed to start…).
+    pub fn set_status(&mut self, form: &str, status: String) {
+        if let Some(entry) = self.entries.iter_mut().find(|e| e.form == form) {
+            entry.status = Some(status);
+        }
+    }
+
+    fn remove(&mut self, form: &str) -> Option<Entry> {
+        let index = self.entries.iter().position(|e| e.form == form)?;
+        let entry = self.entries.remove(index);
+        if index < self.selected || self.selected >= self.entries.len() {
+            self.selected = self.selected.saturating_sub(1);
+        }
+        if index == self.selected || self.entries.is_empty() {
+            self.overlay = Overlay::None;
+        }
+        Some(entry)
+    }
+
+    /// Handles one key; returns what the program must do, if anything.
+    pub fn on_key(&mut self, key: KeyEvent) -> Option<Command> {
+        if key.kind == KeyEventKind::Release {
+            return None;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if ctrl && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('q')) {
+            return Some(Command::Quit);
+        }
+        match self.overlay {
+            Overlay::Help => {
+                self.overlay = Overlay::None;
+                return None;
+            }
+            Overlay::ConfirmOpen => return self.on_confirm_key(key),
+            Overlay::None => {}
+        }
+        match key.code {
+            KeyCode::F(1) => {
+                self.overlay = Overlay::Help;
+                return None;
+            }
+            KeyCode::PageDown => return self.switch(1),
+            KeyCode::PageUp => return self.switch(-1),
+            KeyCode::Char('n') if ctrl => return self.switch(1),
+            KeyCode::Char('p') if ctrl => return self.switch(-1),
+            _ => {}
+        }
+        let entry = self.current_mut()?;
+        if entry.sending {
+            return None;
+        }
+        entry.status = None;
+        let form = entry.form.clone();
+        let token = entry.token.clone();
+        let answer = |answer| Some(Command::Answer { form, token, answer });
+        match key.code {
+            KeyCode::Esc => return answer(FormModel::cancel()),
+            KeyCode::Char('d') if ctrl => return answer(FormModel::decline()),
+            _ => {}
+        }
+        match &mut entry.body {
+            Body::Form(model) => {
+                let typing = matches!(
+                    model.field(model.focus()).map(|f| f.input()),
+                    Some(Input::Text(_))
+                );
+                if !typing && key.code == KeyCode::Char('?') {
+                    self.overlay = Overlay::Help;
+                    return None;
+                }
+                if !typing && key.code == KeyCode::Char('d') {
+                    return answer(FormModel::decline());
+                }
+                if key.code == KeyCode::Enter {
+                    return match model.submit() {
+                        Ok(accept) => answer(accept),
+                        Err(errors) => {
+                            let n = errors.len();
+                            entry.status = Some(format!(
+                                "{n} problem{} to fix before sending.",
+                                if n == 1 { "" } else { "s" }
+                            ));
+                            None
+                        }
+                    };
+                }
+                edit(model, key);
+                None
+            }
+            Body::Url(_) => match key.code {
+                KeyCode::Enter | KeyCode::Char('o') => {
+                    self.overlay = Overlay::ConfirmOpen;
+                    None
+                }
+                KeyCode::Char('d') => answer(FormModel::decline()),
+                KeyCode::Char('?') => {
+                    self.overlay = Overlay::Help;
+                    None
+                }
+                _ => None,
+            },
+            Body::Unreadable(_) => match key.code {
+                KeyCode::Char('d') => answer(FormModel::decline()),
+                KeyCode::Char('?') => {
+                    self.overlay = Overlay::Help;
+                    None
+                }
+                _ => None,
+            },
+        }
+    }
+
+    fn on_confirm_key(&mut self, key: KeyEvent) -> Option<Command> {
+        self.overlay = Overlay::None;
+        if !matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y')) {
+            return None;
+        }
+        let entry = self.current()?;
+        let Body::Url(view) = &entry.body else {
+            return None;
+        };
+        Some(Command::OpenUrl {
+            form: entry.form.clone(),
+            token: entry.token.clone(),
+            url: view.full.clone(),
+        })
+    }
+
+    fn switch(&mut self, step: isize) -> Option<Command> {
+        let n = self.entries.len() as isize;
+        if n > 0 {
+            self.selected = (self.selected as isize + step).rem_euclid(n) as usize;
+        }
+        None
+    }
+
+    /// Marks form `form` as being sent.
+    pub fn sending(&mut self, form: &str) {
+        if let Some(entry) = self.entries.iter_mut().find(|e| e.form == form) {
+            entry.sending = true;
+        }
+    }
+}
+
+/// An editing key applied to the focused field.
+fn edit(model: &mut FormModel, key: KeyEvent) {
+    let i = model.focus();
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let kind = model.field(i).map(|f| f.input().clone());
+    match key.code {
+        KeyCode::Tab | KeyCode::Down => model.focus_next(),
+        KeyCode::BackTab | KeyCode::Up => model.focus_prev(),
+        _ => match kind {
+            Some(Input::Text(_)) => {
+                let _ = model.edit_text(i, |t| match key.code {
+                    KeyCode::Left => t.left(),
+                    KeyCode::Right => t.right(),
+                    KeyCode::Home => t.home(),
+                    KeyCode::End => t.end(),
+                    KeyCode::Char('a') if ctrl => t.home(),
+                    KeyCode::Char('e') if ctrl => t.end(),
+                    KeyCode::Char('u') if ctrl => t.kill_to_start(),
+                    KeyCode::Backspace => t.backspace(),
+                    KeyCode::Delete => t.delete(),
+                    KeyCode::Char(c) if !ctrl => t.insert(c),
+                    _ => {}
+                });
+            }
+            Some(Input::Toggle(_)) => match key.code {
+                KeyCode::Char(' ') | KeyCode::Left | KeyCode::Right => {
+                    model.toggle(i);
+                }
+                KeyCode::Char('y') => {
+                    model.set_toggle(i, Some(true));
+                }
+                KeyCode::Char('n') => {
+                    model.set_toggle(i, Some(false));
+                }
+                KeyCode::Backspace | KeyCode::Delete => {
+                    model.clear(i);
+                }
+                _ => {}
+            },
+            Some(Input::Choice(_)) => match key.code {
+                KeyCode::Right | KeyCode::Char(' ') => {
+                    model.step_choice(i, 1);
+                }
+                KeyCode::Left => {
+                    model.step_choice(i, -1);
+                }
+                KeyCode::Backspace | KeyCode::Delete => {
+                    model.clear(i);
+                }
+                _ => {}
+            },
+            Some(Input::Multi(_)) => match key.code {
+                KeyCode::Right => {
+                    model.move_item_cursor(i, 1);
+                }
+                KeyCode::Left => {
+                    model.move_item_cursor(i, -1);
+                }
+                KeyCode::Char(' ') => {
+                    model.toggle_item_at_cursor(i);
+                }
+                KeyCode::Backspace | KeyCode::Delete => {
+                    model.clear(i);
+                }
+                _ => {}
+            },
+            None => {}
+        },
+    }
+}
+
+/// "accepted", "declined", "cancelled".
+pub fn action_word(action: &ElicitationAction) -> &'static str {
+    match action {
+        ElicitationAction::Accept => "accepted",
+        ElicitationAction::Decline => "declined",
+        _ => "cancelled",
+    }
+}

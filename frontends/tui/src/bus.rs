@@ -1,0 +1,211 @@
+//! The D-Bus side: serving `Frontend1`, registering with the broker, and
+//! answering.
+
+use elicit_proto::Error;
+use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, dict_str, dict_u64};
+use futures_util::StreamExt;
+use tokio::sync::mpsc::UnboundedSender;
+use zbus::message::Header;
+use zbus::zvariant::{ObjectPath, OwnedValue, Str};
+use zbus::{Connection, fdo, interface};
+
+/// Where this front-end serves `dev.elicitd.Frontend1`.
+pub const FRONTEND_PATH: &str = "/dev/elicitd/frontend/tui";
+
+/// A form the broker asked this front-end to show.
+#[derive(Debug, Clone)]
+pub struct ShowRequest {
+    /// The broker's form id.
+    pub form: String,
+    /// The presentation token to answer with.
+    pub token: String,
+    /// The `elicitation/create` params as JSON text.
+    pub request_json: String,
+    /// Who asks.
+    pub origin: Origin,
+    /// The asking session's id.
+    pub session: String,
+    /// When the form was queued, in ms since the epoch.
+    pub queued_at_ms: u64,
+    /// When it will be cancelled, in ms since the epoch; 0 for never.
+    pub deadline_ms: u64,
+}
+
+/// What the bus tells the user interface.
+#[derive(Debug, Clone)]
+pub enum BusEvent {
+    /// Show a form.
+    Show(Box<ShowRequest>),
+    /// Stop showing a form, for `reason`.
+    Withdraw {
+        /// The form id.
+        form: String,
+        /// `cancelled`, `client-gone`, `timeout`, `answered`, `claimed`, `closed`…
+        reason: String,
+    },
+    /// Registered with the broker (again, after a restart): forms shown
+    /// before are stale.
+    Registered,
+    /// The broker is not there; forms will come once it is.
+    BrokerGone(String),
+}
+
+/// Errors of the bus side.
+#[derive(Debug, thiserror::Error)]
+pub enum BusError {
+    /// Connecting or serving failed.
+    #[error("D-Bus: {0}")]
+    Bus(#[from] zbus::Error),
+}
+
+/// The `Frontend1` object: it only forwards, so that `Show` returns at once
+/// as the broker requires.
+struct Frontend {
+    events: UnboundedSender<BusEvent>,
+    conn: Connection,
+}
+
+impl Frontend {
+    /// Only the broker may show or withdraw forms: any client on the bus
+    /// could call this object, and a fake form is a phishing tool.
+    async fn check_caller(&self, header: &Header<'_>) -> fdo::Result<()> {
+        let dbus = fdo::DBusProxy::new(&self.conn).await?;
+        let name = zbus::names::BusName::try_from(BUS_NAME).map_err(zbus::Error::from)?;
+        let owner = dbus.get_name_owner(name).await?;
+        match header.sender() {
+            Some(sender) if sender.as_str() == owner.as_str() => Ok(()),
+            _ => Err(fdo::Error::AccessDenied("only elicitd may call this".into())),
+        }
+    }
+}
+
+#[interface(name = "dev.elicitd.Frontend1")]
+impl Frontend {
+    async fn show(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        form: String,
+        token: String,
+        request_json: String,
+        info: Dict,
+    ) -> fdo::Result<()> {
+        self.check_caller(&header).await?;
+        let request = ShowRequest {
+            form,
+            token,
+            request_json,
+            origin: Origin::from_dict(&info),
+            session: dict_str(&info, "session").unwrap_or_default(),
+            queued_at_ms: dict_u64(&info, "queued-at-ms").unwrap_or(0),
+            deadline_ms: dict_u64(&info, "deadline-ms").unwrap_or(0),
+        };
+        self.events
+            .send(BusEvent::Show(Box::new(request)))
+            .map_err(|_| fdo::Error::Failed("the front-end is shutting down".into()))
+    }
+
+    async fn withdraw(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        form: String,
+        reason: String,
+    ) -> fdo::Result<()> {
+        self.check_caller(&header).await?;
+        // A closed channel means the UI is gone; nothing is left to withdraw.
+        let _ = self.events.send(BusEvent::Withdraw { form, reason });
+        Ok(())
+    }
+}
+
+/// A connection serving `Frontend1`, registered with the broker.
+#[derive(Clone)]
+pub struct Link {
+    conn: Connection,
+    broker: Broker1Proxy<'static>,
+}
+
+impl Link {
+    /// Connects to `address` (or the session bus), serves `Frontend1` and
+    /// keeps it registered with the broker, across broker restarts, for as
+    /// long as the returned link lives.
+    pub async fn start(address: Option<&str>, events: UnboundedSender<BusEvent>) -> Result<Link, BusError> {
+        let builder = match address {
+            Some(address) => zbus::connection::Builder::address(address)?,
+            None => zbus::connection::Builder::session()?,
+        };
+        let conn = builder.build().await?;
+        let frontend = Frontend {
+            events: events.clone(),
+            conn: conn.clone(),
+        };
+        conn.object_server().at(FRONTEND_PATH, frontend).await?;
+        let broker = Broker1Proxy::builder(&conn)
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await?;
+        let link = Link { conn, broker };
+        // Subscribe before the first attempt, so that a broker starting in
+        // between is not missed.
+        let dbus = fdo::DBusProxy::new(&link.conn).await?;
+        let mut owners = dbus
+            .receive_name_owner_changed_with_args(&[(0, BUS_NAME)])
+            .await?;
+        link.register(&events).await;
+        let keeper = link.clone();
+        tokio::spawn(async move {
+            while let Some(change) = owners.next().await {
+                let Ok(args) = change.args() else { continue };
+                if args.new_owner().is_some() {
+                    keeper.register(&events).await;
+                } else {
+                    let _ = events.send(BusEvent::BrokerGone("elicitd stopped; waiting for it".into()));
+                }
+            }
+        });
+        Ok(link)
+    }
+
+    async fn register(&self, events: &UnboundedSender<BusEvent>) {
+        let event = match self.try_register().await {
+            Ok(()) => BusEvent::Registered,
+            Err(error) => BusEvent::BrokerGone(format!("cannot register with elicitd: {}", error.detail())),
+        };
+        let _ = events.send(event);
+    }
+
+    async fn try_register(&self) -> Result<(), Error> {
+        let mut options = Dict::new();
+        options.insert("name".into(), OwnedValue::from(Str::from("tui")));
+        let capabilities = vec!["form", "url", "confirm"];
+        let capabilities =
+            OwnedValue::try_from(zbus::zvariant::Value::from(capabilities)).map_err(zbus::Error::from)?;
+        options.insert("capabilities".into(), capabilities);
+        options.insert("priority".into(), OwnedValue::from(10i32));
+        self.broker
+            .register_frontend(&ObjectPath::from_static_str_unchecked(FRONTEND_PATH), options)
+            .await
+            .map_err(Error::from_dbus)
+    }
+
+    /// Answers form `form` with `token`; the broker's refusal comes back as
+    /// a proto error (an invalid answer carries its field errors as JSON).
+    pub async fn answer(
+        &self,
+        form: &str,
+        token: &str,
+        action: &str,
+        content_json: &str,
+    ) -> Result<(), Error> {
+        self.broker
+            .answer(form, token, action, content_json)
+            .await
+            .map_err(Error::from_dbus)
+    }
+
+    /// Tells the broker this front-end is going, so its forms move on at
+    /// once rather than when the connection drops.
+    pub async fn unregister(&self) {
+        // Leaving anyway: the broker also notices the connection drop.
+        let _ = self.broker.unregister_frontend().await;
+    }
+}

@@ -1,0 +1,150 @@
+//! One presented form, as the user interface keeps it.
+
+use elicit_form::{FormModel, UrlView};
+use elicit_proto::dbus::Origin;
+use elicit_proto::{Elicitation, Limits};
+
+use crate::bus::ShowRequest;
+
+/// What a presented form asks for.
+#[derive(Debug, Clone)]
+pub enum Body {
+    /// Fields to fill in (none for a confirmation).
+    Form(Box<FormModel>),
+    /// Consent to open a URL.
+    Url(UrlView),
+    /// A request this front-end cannot read (the broker checked it, so
+    /// this is a version mismatch): it can only be declined or cancelled.
+    Unreadable(String),
+}
+
+/// A form the broker presented here.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// The broker's form id.
+    pub form: String,
+    /// The presentation token.
+    pub token: String,
+    /// Who asks.
+    pub origin: Origin,
+    /// The asking session.
+    pub session: String,
+    /// When it was queued (ms since the epoch).
+    pub queued_at_ms: u64,
+    /// When it times out (ms since the epoch), 0 for never.
+    pub deadline_ms: u64,
+    /// What the server says to the user.
+    pub message: String,
+    /// What it asks for.
+    pub body: Body,
+    /// An answer is on its way to the broker: input waits.
+    pub sending: bool,
+    /// A line about this form (a failed answer, a failed browser).
+    pub status: Option<String>,
+}
+
+impl Entry {
+    /// The entry for a `Show` call.
+    pub fn new(show: ShowRequest) -> Self {
+        // The broker checks requests with its own limits, which may be
+        // larger than the defaults: never refuse here what it accepted.
+        let limits = Limits {
+            max_request_bytes: usize::MAX,
+            max_message_bytes: usize::MAX,
+            max_properties: usize::MAX,
+            max_choices: usize::MAX,
+            max_url_bytes: usize::MAX,
+            max_pattern_bytes: usize::MAX,
+            max_answer_bytes: usize::MAX,
+        };
+        let (message, body) = match Elicitation::parse_str(&show.request_json, &limits) {
+            Ok(request) => {
+                let body = match (FormModel::from_request(&request), UrlView::from_request(&request)) {
+                    (Some(model), _) => Body::Form(Box::new(model)),
+                    (None, Some(view)) => Body::Url(view),
+                    (None, None) => Body::Unreadable("neither a form nor a URL".into()),
+                };
+                (request.message, body)
+            }
+            Err(errors) => (String::new(), Body::Unreadable(errors.to_string())),
+        };
+        Entry {
+            form: show.form,
+            token: show.token,
+            origin: show.origin,
+            session: show.session,
+            queued_at_ms: show.queued_at_ms,
+            deadline_ms: show.deadline_ms,
+            message,
+            body,
+            sending: false,
+            status: None,
+        }
+    }
+
+    /// The server's name, for headings.
+    pub fn server(&self) -> &str {
+        self.origin.server.as_deref().unwrap_or("an unnamed server")
+    }
+
+    /// The host's (agent's) name, for headings.
+    pub fn host(&self) -> &str {
+        self.origin.host.as_deref().unwrap_or("an unnamed client")
+    }
+}
+
+/// Words for a `Withdraw` reason, to follow "… was withdrawn: ".
+pub fn reason_text(reason: &str) -> String {
+    match reason {
+        "cancelled" => "cancelled by the server".into(),
+        "client-gone" => "the client went away".into(),
+        "timeout" => "timed out".into(),
+        "answered" => "answered elsewhere".into(),
+        "claimed" => "taken over by another program".into(),
+        "closed" => "the session was closed".into(),
+        other => other.to_owned(),
+    }
+}
+
+/// How long ago `since_ms` was, as `12s`, `3m05s` or `1h02m`.
+pub fn age(now_ms: u64, since_ms: u64) -> String {
+    duration(now_ms.saturating_sub(since_ms) / 1000)
+}
+
+/// A number of seconds as `12s`, `3m05s` or `1h02m`.
+pub fn duration(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 => format!("{}m{:02}s", secs / 60, secs % 60),
+        _ => format!("{}h{:02}m", secs / 3600, secs % 3600 / 60),
+    }
+}
+
+/// Now, in ms since the epoch.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The action's name on the bus: `accept`, `decline` or `cancel`.
+pub fn action_name(action: &elicit_proto::ElicitationAction) -> &'static str {
+    match action {
+        elicit_proto::ElicitationAction::Accept => "accept",
+        elicit_proto::ElicitationAction::Decline => "decline",
+        _ => "cancel",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_read_naturally() {
+        assert_eq!(age(5_000, 0), "5s");
+        assert_eq!(age(125_000, 0), "2m05s");
+        assert_eq!(age(3_725_000, 0), "1h02m");
+        assert_eq!(age(0, 10), "0s");
+    }
+}

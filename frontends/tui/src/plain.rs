@@ -1,0 +1,515 @@
+//! `--plain`: one question per line on standard input and output, in the
+//! manner of pinentry-tty, for screen readers and dumb terminals.
+
+use std::collections::VecDeque;
+use std::io::{self, Write};
+use std::path::Path;
+
+use elicit_form::{FormModel, Input};
+use elicit_proto::{Answer, ElicitationAction, Error, FieldKind};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::app::{Command, action_word};
+use crate::bus::{BusEvent, Link};
+use crate::entry::{Body, Entry, action_name, reason_text};
+use crate::opener;
+
+/// Where the conversation about the current form is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// Asking for field `n`.
+    Field(usize),
+    /// All fields asked: send, edit, decline or cancel?
+    Review,
+    /// A confirmation or a URL: yes, decline or cancel?
+    Consent,
+    /// The answer is on its way.
+    Sending,
+}
+
+/// The line-by-line conversation, writing to `out`.
+pub struct Plain<W: Write> {
+    out: W,
+    waiting: VecDeque<Entry>,
+    current: Option<(Entry, Step)>,
+}
+
+impl<W: Write> Plain<W> {
+    /// A conversation that writes to `out`.
+    pub fn new(out: W) -> Self {
+        Plain {
+            out,
+            waiting: VecDeque::new(),
+            current: None,
+        }
+    }
+
+    /// What was written (for tests).
+    pub fn output(&self) -> &W {
+        &self.out
+    }
+
+    /// Applies a bus event.
+    pub fn on_bus(&mut self, event: BusEvent) -> io::Result<()> {
+        match event {
+            BusEvent::Show(show) => {
+                let entry = Entry::new(*show);
+                if self.current.as_ref().is_some_and(|(e, _)| e.form == entry.form) {
+                    // Shown again (the broker re-sent it): start over.
+                    self.current = None;
+                }
+                self.waiting.retain(|e| e.form != entry.form);
+                self.waiting.push_back(entry);
+                if self.current.is_none() {
+                    self.next()?;
+                } else if let Some(last) = self.waiting.back() {
+                    writeln!(self.out, "(Another form is waiting, from {}.)", last.server())?;
+                }
+            }
+            BusEvent::Withdraw { form, reason } => {
+                if self.current.as_ref().is_some_and(|(e, _)| e.form == form) {
+                    if let Some((entry, _)) = self.current.take() {
+                        writeln!(self.out)?;
+                        writeln!(
+                            self.out,
+                            "The form from {} was withdrawn: {}.",
+                            entry.server(),
+                            reason_text(&reason)
+                        )?;
+                    }
+                    self.next()?;
+                } else if let Some(index) = self.waiting.iter().position(|e| e.form == form)
+                    && let Some(entry) = self.waiting.remove(index)
+                {
+                    writeln!(
+                        self.out,
+                        "A waiting form from {} was withdrawn: {}.",
+                        entry.server(),
+                        reason_text(&reason)
+                    )?;
+                }
+            }
+            BusEvent::Registered => {
+                self.current = None;
+                self.waiting.clear();
+                writeln!(
+                    self.out,
+                    "elicit-tui: registered with elicitd; waiting for forms."
+                )?;
+            }
+            BusEvent::BrokerGone(why) => {
+                self.current = None;
+                self.waiting.clear();
+                writeln!(self.out, "elicit-tui: {why}")?;
+            }
+        }
+        self.out.flush()
+    }
+
+    /// Handles one line the user typed; returns what to send, if anything.
+    pub fn on_line(&mut self, line: &str) -> io::Result<Option<Command>> {
+        let line = line.trim();
+        let Some((entry, step)) = self.current.as_mut() else {
+            writeln!(self.out, "(No form is waiting.)")?;
+            return Ok(None);
+        };
+        let reply = |answer: Answer| Command::Answer {
+            form: entry.form.clone(),
+            token: entry.token.clone(),
+            answer,
+        };
+        let command = match (line, *step) {
+            (_, Step::Sending) => {
+                writeln!(self.out, "(Sending; please wait.)")?;
+                None
+            }
+            (":d" | ":decline", _) => Some(reply(FormModel::decline())),
+            (":c" | ":cancel", _) => Some(reply(FormModel::cancel())),
+            (":?" | ":help", _) => {
+                writeln!(
+                    self.out,
+                    "At any prompt: :d declines, :c cancels. Enter alone keeps the value \
+                     in brackets; - clears it."
+                )?;
+                None
+            }
+            (_, Step::Field(i)) => {
+                let next = match &mut entry.body {
+                    Body::Form(model) => enter(&mut self.out, model, i, line)?,
+                    _ => None,
+                };
+                if let Some(next) = next {
+                    *step = next;
+                }
+                None
+            }
+            (_, Step::Review) => match (line.to_ascii_lowercase().as_str(), &mut entry.body) {
+                ("y" | "yes" | "", Body::Form(model)) => match model.submit() {
+                    Ok(answer) => Some(reply(answer)),
+                    Err(errors) => {
+                        for error in errors {
+                            writeln!(self.out, "! {error}")?;
+                        }
+                        *step = Step::Field(model.focus());
+                        None
+                    }
+                },
+                ("e" | "edit", _) => {
+                    *step = Step::Field(0);
+                    None
+                }
+                ("d" | "decline", _) => Some(reply(FormModel::decline())),
+                ("c" | "cancel", _) => Some(reply(FormModel::cancel())),
+                _ => {
+                    writeln!(self.out, "Please type y, e, d or c.")?;
+                    None
+                }
+            },
+            (_, Step::Consent) => match (line.to_ascii_lowercase().as_str(), &mut entry.body) {
+                ("y" | "yes", Body::Url(view)) => Some(Command::OpenUrl {
+                    form: entry.form.clone(),
+                    token: entry.token.clone(),
+                    url: view.full.clone(),
+                }),
+                ("y" | "yes", Body::Form(model)) => model.submit().ok().map(reply),
+                ("d" | "decline" | "n" | "no", _) => Some(reply(FormModel::decline())),
+                ("c" | "cancel", _) => Some(reply(FormModel::cancel())),
+                _ => {
+                    writeln!(self.out, "Please type y, d or c.")?;
+                    None
+                }
+            },
+        };
+        if command.is_some() {
+            *step = Step::Sending;
+        } else {
+            self.prompt()?;
+        }
+        self.out.flush()?;
+        Ok(command)
+    }
+
+    /// The broker's reply to an answer.
+    pub fn on_answered(
+        &mut self,
+        form: &str,
+        action: &ElicitationAction,
+        result: Result<(), Error>,
+    ) -> io::Result<()> {
+        let Some((entry, step)) = self.current.as_mut().filter(|(e, _)| e.form == form) else {
+            return Ok(());
+        };
+        match result {
+            Ok(()) => {
+                writeln!(self.out, "Sent to {}: {}.", entry.server(), action_word(action))?;
+                self.current = None;
+                self.next()?;
+            }
+            Err(Error::InvalidAnswer(json)) => {
+                writeln!(self.out, "elicitd refused the answer:")?;
+                let errors = elicit_form::parse_field_errors(&json);
+                for error in &errors {
+                    writeln!(self.out, "! {error}")?;
+                }
+                if let Body::Form(model) = &mut entry.body {
+                    model.apply_server_errors(&errors);
+                    *step = Step::Field(model.focus());
+                }
+                self.prompt()?;
+            }
+            Err(error) => {
+                writeln!(self.out, "The answer was not taken: {error}")?;
+                if matches!(error, Error::Bus(_)) {
+                    *step = if matches!(entry.body, Body::Form(ref m) if !m.is_confirmation()) {
+                        Step::Review
+                    } else {
+                        Step::Consent
+                    };
+                    self.prompt()?;
+                } else {
+                    self.current = None;
+                    self.next()?;
+                }
+            }
+        }
+        self.out.flush()
+    }
+
+    /// The opener failed: the form stays, the user can decline or cancel.
+    pub fn open_failed(&mut self, why: &str) -> io::Result<()> {
+        writeln!(self.out, "{why}")?;
+        if let Some((_, step)) = self.current.as_mut() {
+            *step = Step::Consent;
+        }
+        self.prompt()?;
+        self.out.flush()
+    }
+
+    /// Starts the next waiting form, if any.
+    fn next(&mut self) -> io::Result<()> {
+        let Some(entry) = self.waiting.pop_front() else {
+            return Ok(());
+        };
+        writeln!(self.out)?;
+        write!(self.out, "== {} asks, for {}", entry.server(), entry.host())?;
+        if let Some(cwd) = &entry.origin.cwd {
+            write!(self.out, ", in {cwd}")?;
+        }
+        writeln!(self.out, " ==")?;
+        if !self.waiting.is_empty() {
+            writeln!(self.out, "({} more waiting.)", self.waiting.len())?;
+        }
+        writeln!(self.out, "{}", entry.message)?;
+        let step = match &entry.body {
+            Body::Form(model) if !model.is_confirmation() => {
+                writeln!(
+                    self.out,
+                    "{} field{}. At any prompt: :d declines, :c cancels. Enter alone keeps \
+                     the value in brackets; - clears it.",
+                    model.fields().len(),
+                    if model.fields().len() == 1 { "" } else { "s" }
+                )?;
+                Step::Field(0)
+            }
+            Body::Url(view) => {
+                writeln!(self.out, "The server asks you to open this address:")?;
+                writeln!(self.out, "  {}", view.full)?;
+                writeln!(self.out, "  Host: {}", view.host)?;
+                for warning in &view.warnings {
+                    writeln!(self.out, "  ! Warning: {warning}.")?;
+                }
+                Step::Consent
+            }
+            Body::Unreadable(why) => {
+                writeln!(self.out, "This form cannot be shown here ({why}).")?;
+                Step::Consent
+            }
+            Body::Form(_) => Step::Consent,
+        };
+        self.current = Some((entry, step));
+        self.prompt()
+    }
+
+    /// Writes the question of the current step.
+    fn prompt(&mut self) -> io::Result<()> {
+        let Some((entry, step)) = &self.current else {
+            return Ok(());
+        };
+        match (step, &entry.body) {
+            (Step::Field(i), Body::Form(model)) => ask(&mut self.out, model, *i)?,
+            (Step::Review, Body::Form(model)) => {
+                writeln!(self.out, "Your answer:")?;
+                for state in model.fields() {
+                    writeln!(
+                        self.out,
+                        "  {}: {}",
+                        state.field().label,
+                        shown(state.input(), &state.field().kind)
+                    )?;
+                }
+                write!(self.out, "Send it? [y]es, [e]dit, [d]ecline, [c]ancel: ")?;
+            }
+            (Step::Consent, Body::Url(_)) => {
+                write!(self.out, "Open it in your browser? [y]es, [d]ecline, [c]ancel: ")?;
+            }
+            (Step::Consent, Body::Form(_)) => write!(self.out, "Accept? [y]es, [d]ecline, [c]ancel: ")?,
+            (Step::Consent, Body::Unreadable(_)) => write!(self.out, "[d]ecline or [c]ancel: ")?,
+            _ => {}
+        }
+        self.out.flush()
+    }
+}
+
+/// Asks for field `i`.
+fn ask(out: &mut impl Write, model: &FormModel, i: usize) -> io::Result<()> {
+    let Some(state) = model.field(i) else {
+        return Ok(());
+    };
+    let field = state.field();
+    write!(
+        out,
+        "Field {} of {}: {}",
+        i + 1,
+        model.fields().len(),
+        field.label
+    )?;
+    if field.required {
+        write!(out, " (required)")?;
+    }
+    if let Some(hint) = state.hint() {
+        write!(out, ", {hint}")?;
+    }
+    writeln!(out)?;
+    if let Some(help) = &field.help {
+        writeln!(out, "  {help}")?;
+    }
+    match (&field.kind, state.input()) {
+        (FieldKind::Choice { choices }, _) | (FieldKind::MultiChoice { choices, .. }, _) => {
+            for (n, choice) in choices.iter().enumerate() {
+                writeln!(out, "  {}) {}", n + 1, choice.label)?;
+            }
+            if matches!(field.kind, FieldKind::MultiChoice { .. }) {
+                writeln!(out, "  Type the numbers, separated by spaces or commas.")?;
+            } else {
+                writeln!(out, "  Type a number.")?;
+            }
+        }
+        (FieldKind::Boolean, _) => writeln!(out, "  Type y or n.")?,
+        _ => {}
+    }
+    write!(out, "{} [{}]: ", field.label, shown(state.input(), &field.kind))?;
+    out.flush()
+}
+
+/// Enters `line` into field `i`; returns the next step, or `None` to ask
+/// again (the entry was not understood or the field has an error).
+fn enter(out: &mut impl Write, model: &mut FormModel, i: usize, line: &str) -> io::Result<Option<Step>> {
+    let Some(state) = model.field(i) else {
+        return Ok(Some(Step::Review));
+    };
+    let kind = state.field().kind.clone();
+    let understood = match (line, state.input()) {
+        ("", _) => true,
+        ("-", _) => model.clear(i),
+        (text, Input::Text(_)) => model.set_text(i, text),
+        (text, Input::Toggle(_)) => match text.to_ascii_lowercase().as_str() {
+            "y" | "yes" | "true" | "1" => model.set_toggle(i, Some(true)),
+            "n" | "no" | "false" | "0" => model.set_toggle(i, Some(false)),
+            _ => false,
+        },
+        (text, Input::Choice(_)) => {
+            let choices = match &kind {
+                FieldKind::Choice { choices } => choices.as_slice(),
+                _ => &[],
+            };
+            pick(text, choices).is_some_and(|n| model.select(i, Some(n)))
+        }
+        (text, Input::Multi(_)) => {
+            let choices = match &kind {
+                FieldKind::MultiChoice { choices, .. } => choices.as_slice(),
+                _ => &[],
+            };
+            let picked: Option<Vec<usize>> = text
+                .split([',', ' '])
+                .filter(|t| !t.is_empty())
+                .map(|t| pick(t, choices))
+                .collect();
+            match picked {
+                Some(picked) => {
+                    model.clear(i);
+                    // An empty list is an answer too: mark the field answered.
+                    for n in &picked {
+                        model.toggle_item(i, *n);
+                    }
+                    true
+                }
+                None => false,
+            }
+        }
+    };
+    if !understood {
+        writeln!(out, "! Not understood; type :? for help.")?;
+        return Ok(None);
+    }
+    if let Some(state) = model.field(i)
+        && let Some(error) = state.error()
+    {
+        writeln!(out, "! {} {error}", state.field().label)?;
+        return Ok(None);
+    }
+    model.focus_next();
+    Ok(Some(if i + 1 < model.fields().len() {
+        Step::Field(i + 1)
+    } else {
+        Step::Review
+    }))
+}
+
+/// A choice by number (from 1), value or label.
+fn pick(text: &str, choices: &[elicit_proto::Choice]) -> Option<usize> {
+    if let Ok(n) = text.parse::<usize>() {
+        return (1..=choices.len()).contains(&n).then(|| n - 1);
+    }
+    choices
+        .iter()
+        .position(|c| c.value == text || c.label.eq_ignore_ascii_case(text))
+}
+
+/// A field's current value in words.
+fn shown(input: &Input, kind: &FieldKind) -> String {
+    match (input, kind) {
+        (Input::Text(text), _) => text.text().to_owned(),
+        (Input::Toggle(Some(true)), _) => "yes".into(),
+        (Input::Toggle(Some(false)), _) => "no".into(),
+        (Input::Toggle(None), _) | (Input::Choice(None), _) => String::new(),
+        (Input::Choice(Some(n)), FieldKind::Choice { choices }) => {
+            choices.get(*n).map(|c| c.label.clone()).unwrap_or_default()
+        }
+        (Input::Multi(multi), FieldKind::MultiChoice { choices, .. }) => choices
+            .iter()
+            .zip(&multi.selected)
+            .filter(|(_, on)| **on)
+            .map(|(c, _)| c.label.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => String::new(),
+    }
+}
+
+/// Runs the line-by-line conversation on standard input and output.
+pub async fn run(link: Link, mut inbox: UnboundedReceiver<BusEvent>, opener: &Path) -> io::Result<()> {
+    let mut plain = Plain::new(io::stdout());
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let (answers_tx, mut answers) =
+        tokio::sync::mpsc::unbounded_channel::<(String, ElicitationAction, Result<(), Error>)>();
+    loop {
+        let command = tokio::select! {
+            event = inbox.recv() => match event {
+                Some(event) => {
+                    plain.on_bus(event)?;
+                    None
+                }
+                None => return Ok(()),
+            },
+            line = lines.next_line() => match line? {
+                Some(line) => plain.on_line(&line)?,
+                // End of input: the user is gone.
+                None => return Ok(()),
+            },
+            Some((form, action, result)) = answers.recv() => {
+                plain.on_answered(&form, &action, result)?;
+                None
+            }
+        };
+        let (form, token, answer) = match command {
+            Some(Command::Answer { form, token, answer }) => (form, token, answer),
+            Some(Command::OpenUrl { form, token, url }) => {
+                if let Err(error) = opener::open(opener, &url) {
+                    let why = format!(
+                        "Could not start {}: {error}. Open the address yourself, or decline.",
+                        opener.display()
+                    );
+                    plain.open_failed(&why)?;
+                    continue;
+                }
+                (form, token, Answer::bare(ElicitationAction::Accept))
+            }
+            Some(Command::Quit) => return Ok(()),
+            None => continue,
+        };
+        let link = link.clone();
+        let answers = answers_tx.clone();
+        tokio::spawn(async move {
+            let content = answer
+                .content
+                .as_ref()
+                .map(serde_json::Value::to_string)
+                .unwrap_or_default();
+            let result = link
+                .answer(&form, &token, action_name(&answer.action), &content)
+                .await;
+            let _ = answers.send((form, answer.action, result));
+        });
+    }
+}

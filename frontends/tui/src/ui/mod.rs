@@ -1,0 +1,220 @@
+//! Drawing the whole screen from the [`App`] state.
+
+mod flow;
+mod form;
+mod overlay;
+pub mod theme;
+mod url;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use crate::app::{App, Overlay};
+use crate::entry::{Body, Entry, age, duration};
+use theme::Theme;
+
+/// The smallest screen the full layout fits.
+const MIN_WIDTH: u16 = 40;
+const MIN_HEIGHT: u16 = 10;
+/// Queue lines shown at most; more are reached with PgDn.
+const QUEUE_LINES: usize = 4;
+
+/// Draws the screen; `now_ms` dates the ages in the queue.
+pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, now_ms: u64) {
+    let area = frame.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let text = format!("elicit-tui needs at least {MIN_WIDTH}x{MIN_HEIGHT}; enlarge the terminal.");
+        frame.render_widget(
+            Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: true }),
+            area,
+        );
+        return;
+    }
+    let queue_height = if app.entries.is_empty() {
+        0
+    } else {
+        app.entries.len().min(QUEUE_LINES) as u16 + 1
+    };
+    let [top, queue, body, status, keys] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(queue_height),
+        Constraint::Min(3),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    frame.render_widget(Paragraph::new(title(app)).style(theme.title()), top);
+    if queue_height > 0 {
+        draw_queue(frame, app, queue, theme, now_ms);
+    }
+    draw_body(frame, app, body, theme);
+    frame.render_widget(Paragraph::new(status_line(app, theme)), status);
+    frame.render_widget(Paragraph::new(key_bar(app, theme)), keys);
+    match app.overlay {
+        Overlay::None => {}
+        Overlay::Help => overlay::help(frame, area, theme),
+        Overlay::ConfirmOpen => {
+            if let Some(Entry {
+                body: Body::Url(view),
+                ..
+            }) = app.current()
+            {
+                overlay::confirm_open(frame, area, view, theme);
+            }
+        }
+    }
+}
+
+/// The top line: who asks, clearly, before anything else.
+fn title(app: &App) -> String {
+    match app.current() {
+        Some(entry) => {
+            let of = if app.entries.len() > 1 {
+                format!("  [form {} of {}]", app.selected + 1, app.entries.len())
+            } else {
+                String::new()
+            };
+            format!(" {} asks, for {}{of}", entry.server(), entry.host())
+        }
+        None => " elicit-tui: no forms waiting".to_owned(),
+    }
+}
+
+fn draw_queue(frame: &mut Frame<'_>, app: &App, area: Rect, theme: Theme, now_ms: u64) {
+    let n = app.entries.len();
+    let mut lines = vec![Line::styled(
+        format!(
+            "Waiting: {n} form{}{}",
+            if n == 1 { "" } else { "s" },
+            if n > 1 { " (PgUp/PgDn to switch)" } else { "" }
+        ),
+        theme.dim(),
+    )];
+    // Keep the selected entry in view when there are more than fit.
+    let first = app.selected.saturating_sub(QUEUE_LINES - 1);
+    for (i, entry) in app.entries.iter().enumerate().skip(first).take(QUEUE_LINES) {
+        let selected = i == app.selected;
+        let mut text = format!(
+            "{}{}. {} for {}",
+            if selected { "> " } else { "  " },
+            i + 1,
+            entry.server(),
+            entry.host()
+        );
+        if let Some(cwd) = &entry.origin.cwd {
+            text.push_str(&format!(" in {cwd}"));
+        }
+        text.push_str(&format!(", waiting {}", age(now_ms, entry.queued_at_ms)));
+        if entry.deadline_ms > 0 {
+            let left = entry.deadline_ms.saturating_sub(now_ms) / 1000;
+            text.push_str(&format!(", times out in {}", duration(left)));
+        }
+        let style = if selected { theme.selected() } else { Style::new() };
+        lines.push(Line::styled(text, style));
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+fn draw_body(frame: &mut Frame<'_>, app: &App, area: Rect, theme: Theme) {
+    let Some(entry) = app.current() else {
+        let text = match &app.link {
+            Ok(()) => "Registered with elicitd. Forms appear here when an MCP server asks.",
+            Err(_) => "Not registered with elicitd yet; waiting for it.",
+        };
+        frame.render_widget(Paragraph::new(text).style(theme.dim()), area);
+        return;
+    };
+    let block = Block::new()
+        .borders(Borders::TOP)
+        .title(format!(" Form from {} ", entry.server()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let width = usize::from(inner.width);
+    let laid = match &entry.body {
+        Body::Form(model) => form::form(&entry.message, model, width, theme),
+        Body::Url(view) => form::Laid {
+            lines: url::url(&entry.message, view, width, theme),
+            ..form::Laid::default()
+        },
+        Body::Unreadable(why) => {
+            let mut lines = flow::wrap(&entry.message, width, "", Style::new());
+            lines.extend(flow::wrap(
+                &format!("This form cannot be shown here ({why}). d declines, Esc cancels."),
+                width,
+                "",
+                theme.error(),
+            ));
+            form::Laid {
+                lines,
+                ..form::Laid::default()
+            }
+        }
+    };
+    let height = usize::from(inner.height);
+    let offset = match laid.focus {
+        Some((first, last)) if last + 1 > height => (last + 1 - height).min(first),
+        _ => 0,
+    };
+    if let Some((line, column)) = laid.cursor
+        && app.overlay == Overlay::None
+        && line >= offset
+        && line < offset + height
+    {
+        let y = inner.y + (line - offset) as u16;
+        frame.set_cursor_position((inner.x + column.min(inner.width.saturating_sub(1)), y));
+    }
+    let visible: Vec<Line<'static>> = laid.lines.into_iter().skip(offset).take(height).collect();
+    frame.render_widget(Paragraph::new(visible), inner);
+}
+
+fn status_line(app: &App, theme: Theme) -> Line<'static> {
+    if let Some(status) = app.current().and_then(|e| e.status.clone()) {
+        return Line::styled(status, theme.error());
+    }
+    if let Some(entry) = app.current().filter(|e| e.sending) {
+        return Line::raw(format!("Sending the answer to {}...", entry.server()));
+    }
+    if let Some(notice) = &app.notice {
+        return Line::raw(notice.clone());
+    }
+    match &app.link {
+        Ok(()) => Line::raw(""),
+        Err(why) => Line::styled(why.clone(), theme.warning()),
+    }
+}
+
+fn key_bar(app: &App, theme: Theme) -> Line<'static> {
+    let keys: &[(&str, &str)] = match app.current().map(|e| &e.body) {
+        None => &[("Ctrl-C", "quit"), ("F1", "help")],
+        Some(Body::Form(model)) if model.is_confirmation() => &[
+            ("Enter", "accept"),
+            ("d", "decline"),
+            ("Esc", "cancel"),
+            ("?", "help"),
+        ],
+        Some(Body::Form(_)) => &[
+            ("Enter", "send"),
+            ("Esc", "cancel"),
+            ("^D", "decline"),
+            ("Tab", "next"),
+            ("Space", "toggle"),
+            ("F1", "help"),
+        ],
+        Some(Body::Url(_)) => &[
+            ("Enter", "open..."),
+            ("d", "decline"),
+            ("Esc", "cancel"),
+            ("?", "help"),
+        ],
+        Some(Body::Unreadable(_)) => &[("d", "decline"), ("Esc", "cancel")],
+    };
+    let mut spans = Vec::new();
+    for (key, what) in keys {
+        spans.push(Span::styled((*key).to_owned(), theme.key()));
+        spans.push(Span::raw(format!(" {what}  ")));
+    }
+    Line::from(spans)
+}

@@ -1,0 +1,74 @@
+//! Panels drawn over the form: help, and the consent to open a URL.
+
+use elicit_form::UrlView;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use super::flow::wrap;
+use super::theme::Theme;
+use super::url::address;
+
+const HELP: &[(&str, &str)] = &[
+    ("Tab, Down", "next field"),
+    ("Shift-Tab, Up", "previous field"),
+    ("Left, Right", "move in text; change a choice"),
+    ("Space", "tick a checkbox or the choice under >"),
+    ("y / n", "answer a checkbox yes or no"),
+    ("Backspace, Del", "clear a choice or checkbox"),
+    ("Enter", "send the answer (URL: open...)"),
+    ("Ctrl-D, d", "decline: say no to the server"),
+    ("Esc", "cancel: dismiss without choosing"),
+    ("PgUp, PgDn", "switch between waiting forms"),
+    ("F1, ?", "this help (? outside text)"),
+    ("Ctrl-C", "quit; forms go back to the queue"),
+];
+
+fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let [row] = Layout::vertical([Constraint::Length(height.min(area.height))])
+        .flex(Flex::Center)
+        .areas(area);
+    let [cell] = Layout::horizontal([Constraint::Length(width.min(area.width))])
+        .flex(Flex::Center)
+        .areas(row);
+    cell
+}
+
+/// The list of keys.
+pub fn help(frame: &mut Frame<'_>, area: Rect, theme: Theme) {
+    let panel = centered(area, 66, HELP.len() as u16 + 3);
+    let mut lines: Vec<Line<'static>> = HELP
+        .iter()
+        .map(|(key, what)| {
+            Line::from(vec![
+                ratatui::text::Span::styled(format!("{key:<16}"), theme.key()),
+                ratatui::text::Span::raw((*what).to_owned()),
+            ])
+        })
+        .collect();
+    lines.push(Line::styled("Any key closes this help.", theme.dim()));
+    frame.render_widget(Clear, panel);
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(" Keys ")),
+        panel,
+    );
+}
+
+/// "Open this URL?" with the host highlighted once more.
+pub fn confirm_open(frame: &mut Frame<'_>, area: Rect, view: &UrlView, theme: Theme) {
+    let width = area.width.saturating_sub(4).min(76);
+    let inner = usize::from(width.saturating_sub(2));
+    let mut lines = vec![Line::raw("Open this address in your browser?")];
+    lines.extend(address(view, inner, "", theme));
+    for warning in &view.warnings {
+        lines.extend(wrap(&format!("! {warning}."), inner, "", theme.warning()));
+    }
+    lines.push(Line::styled("y opens it; any other key goes back.", theme.key()));
+    let panel = centered(area, width, lines.len() as u16 + 2);
+    frame.render_widget(Clear, panel);
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(" Confirm ")),
+        panel,
+    );
+}
