@@ -97,3 +97,28 @@ pub(crate) fn check(verdict: &Verdict, request: &Elicitation, limits: &Limits) -
         _ => Ok(()),
     }
 }
+
+/// Checks a remembered verdict against a new request: as [`check`], and an
+/// accept must also give every field, because it was remembered for a
+/// form that had exactly those.
+pub(crate) fn check_remembered(
+    verdict: &Verdict,
+    request: &Elicitation,
+    limits: &Limits,
+) -> Result<(), String> {
+    check(verdict, request, limits)?;
+    let (Verdict::Accept(content), Some(form)) = (verdict, request.form()) else {
+        return Ok(());
+    };
+    let missing: Vec<&str> = form
+        .fields
+        .iter()
+        .filter(|field| content.get(&field.name).is_none())
+        .map(|field| field.name.as_str())
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("the remembered answer leaves out {}", missing.join(", ")))
+    }
+}

@@ -164,8 +164,10 @@ impl Policy {
     }
 
     /// Decides a request: a remembered choice for its server (and
-    /// directory) first, then the rules. A remembered accept whose content
-    /// does not fit this form does not apply, and the rules decide.
+    /// directory) first, then the rules. A remembered accept applies only to
+    /// a form it answers in full (every field given, all of it valid), so
+    /// "always accept" remembered for a confirmation never skips a form
+    /// with fields; otherwise the rules decide.
     pub fn decide_with(
         &self,
         remembered: &Remembered,
@@ -174,7 +176,7 @@ impl Policy {
         session: &str,
     ) -> Decision {
         match remembered.lookup(origin) {
-            Ok(Some(choice)) => match outcome::check(&choice.verdict, request, &self.limits) {
+            Ok(Some(choice)) => match outcome::check_remembered(&choice.verdict, request, &self.limits) {
                 Ok(()) => {
                     return Decision {
                         reason: Some(choice.describe()),

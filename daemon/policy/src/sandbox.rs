@@ -96,7 +96,8 @@ pub(crate) fn call(
     origin: Dynamic,
     time: Duration,
 ) -> Result<Dynamic, String> {
-    with_deadline(time, || rule.call::<Dynamic>(engine, ast, (request, origin))).map_err(|error| describe(&error))
+    with_deadline(time, || rule.call::<Dynamic>(engine, ast, (request, origin)))
+        .map_err(|error| describe(&error))
 }
 
 /// An error as a sentence; a stop by the time budget says so, where Rhai

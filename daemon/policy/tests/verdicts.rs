@@ -11,7 +11,11 @@ use serde_json::json;
 
 fn one_rule(body: &str) -> (tempfile::TempDir, Vec<std::path::PathBuf>) {
     let dir = tempfile::tempdir().expect("tempdir");
-    write_rule(dir.path(), "10-test.rhai", &format!("rule(\"test\", |request, origin| {{ {body} }});"));
+    write_rule(
+        dir.path(),
+        "10-test.rhai",
+        &format!("rule(\"test\", |request, origin| {{ {body} }});"),
+    );
     let dirs = vec![dir.path().to_path_buf()];
     (dir, dirs)
 }
@@ -60,7 +64,10 @@ fn plain_strings_are_verdicts_too() {
     let (_dir, dirs) = one_rule(r#""decline""#);
     assert_eq!(decide(&dirs, &confirmation(), "srv").verdict, Verdict::Decline);
     let (_dir, dirs) = one_rule(r#""accept""#);
-    assert_eq!(decide(&dirs, &confirmation(), "srv").verdict, Verdict::Accept(serde_json::Value::Null));
+    assert_eq!(
+        decide(&dirs, &confirmation(), "srv").verdict,
+        Verdict::Accept(serde_json::Value::Null)
+    );
 }
 
 #[test]
@@ -72,16 +79,19 @@ fn accept_with_valid_content() {
         Verdict::Accept(json!({"name": "Ada", "age": 36, "subscribe": false}))
     );
     let answer = decision.verdict.to_answer().expect("an answer");
-    assert_eq!(answer.content, Some(json!({"name": "Ada", "age": 36, "subscribe": false})));
+    assert_eq!(
+        answer.content,
+        Some(json!({"name": "Ada", "age": 36, "subscribe": false}))
+    );
 }
 
 #[test]
 fn accept_with_invalid_content_asks_the_human() {
     for content in [
-        r#"#{ age: 36 }"#,                     // required name missing
-        r#"#{ name: "Ada", age: -1 }"#,         // below the minimum
-        r#"#{ name: "Ada", colour: "red" }"#,   // not asked for
-        r#"#{ name: 42 }"#,                     // wrong type
+        r#"#{ age: 36 }"#,                    // required name missing
+        r#"#{ name: "Ada", age: -1 }"#,       // below the minimum
+        r#"#{ name: "Ada", colour: "red" }"#, // not asked for
+        r#"#{ name: 42 }"#,                   // wrong type
     ] {
         let (_dir, dirs) = one_rule(&format!("accept({content})"));
         let decision = decide(&dirs, &contact_form(), "srv");
@@ -112,8 +122,16 @@ fn nonsense_asks_the_human() {
 #[test]
 fn an_error_asks_the_human_and_stops_later_rules() {
     let dir = tempfile::tempdir().expect("tempdir");
-    write_rule(dir.path(), "10-broken.rhai", r#"rule("broken", |request, origin| request.fields[99].name);"#);
-    write_rule(dir.path(), "20-accept.rhai", r#"rule("yes", |request, origin| accept());"#);
+    write_rule(
+        dir.path(),
+        "10-broken.rhai",
+        r#"rule("broken", |request, origin| request.fields[99].name);"#,
+    );
+    write_rule(
+        dir.path(),
+        "20-accept.rhai",
+        r#"rule("yes", |request, origin| accept());"#,
+    );
     let decision = decide(&[dir.path().to_path_buf()], &confirmation(), "srv");
     assert_eq!(decision.verdict, Verdict::Ask);
     assert_eq!(decision.decided_by, "10-broken.rhai: broken");
@@ -149,7 +167,11 @@ fn url_requests_show_url_and_host() {
         r#"if request.mode == "url" && request.host == "auth.example.com"
                && request.url == "https://auth.example.com/login?x=1" && request.scheme == "https" { accept() }"#,
     );
-    let decision = decide(&dirs, &common::url_request("https://auth.example.com/login?x=1"), "srv");
+    let decision = decide(
+        &dirs,
+        &common::url_request("https://auth.example.com/login?x=1"),
+        "srv",
+    );
     assert_eq!(decision.verdict, Verdict::Accept(serde_json::Value::Null));
     assert_eq!(decision.verdict.to_answer().and_then(|a| a.content), None);
 }
@@ -218,7 +240,11 @@ fn the_decision_budget_skips_the_rest() {
         "10-slow.rhai",
         r#"rule("slow", |request, origin| { let n = 0; while n < 50_000 { n += 1; } });"#,
     );
-    write_rule(dir.path(), "20-accept.rhai", r#"rule("yes", |request, origin| accept());"#);
+    write_rule(
+        dir.path(),
+        "20-accept.rhai",
+        r#"rule("yes", |request, origin| accept());"#,
+    );
     let budget = Budget {
         rule_time: Duration::from_secs(60),
         decision_time: Duration::from_millis(2),
