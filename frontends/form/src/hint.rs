@@ -16,7 +16,9 @@ pub fn kind_hint(kind: &FieldKind) -> Option<String> {
             pattern: _,
         } => {
             let mut parts: Vec<String> = format.iter().map(|f| f.hint().to_owned()).collect();
-            parts.extend(range(*min_length, *max_length).map(|r| format!("{r} characters")));
+            let one = max_length.or(*min_length) == Some(1);
+            let noun = if one { "character" } else { "characters" };
+            parts.extend(range(*min_length, *max_length).map(|r| format!("{r} {noun}")));
             parts
         }
         FieldKind::Number {
@@ -84,5 +86,12 @@ mod tests {
         };
         assert_eq!(kind_hint(&multi).as_deref(), Some("pick at least 1"));
         assert_eq!(kind_hint(&FieldKind::Boolean), None);
+        let name = FieldKind::Text {
+            format: None,
+            min_length: Some(1),
+            max_length: None,
+            pattern: None,
+        };
+        assert_eq!(kind_hint(&name).as_deref(), Some("at least 1 character"));
     }
 }

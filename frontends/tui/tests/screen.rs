@@ -428,6 +428,19 @@ fn the_queue_lists_sessions_and_pgdn_switches() {
 }
 
 #[test]
+fn long_queue_lines_shorten_the_directory_and_keep_the_deadline() {
+    let mut app = App::default();
+    let mut long = show("1", "a-server", "an-agent", &request("confirm-no-fields"));
+    long.origin.cwd = Some("/home/ann/src/very/deeply/nested/projects/elicitd-checkout".into());
+    long.deadline_ms = NOW + 90_000;
+    app.show(long);
+    let text = screen(&app);
+    let line = line_of(&text, "1. a-server");
+    assert!(line.contains(" in ...") && line.contains("-checkout,"), "{line}");
+    assert!(line.trim_end().ends_with("times out in 1m30s"), "{line}");
+}
+
+#[test]
 fn a_withdrawn_form_disappears_with_a_line_saying_why() {
     let mut app = app_with("cowork-contact");
     app.show(show(

@@ -97,25 +97,42 @@ fn draw_queue(frame: &mut Frame<'_>, app: &App, area: Rect, theme: Theme, now_ms
     let first = app.selected.saturating_sub(QUEUE_LINES - 1);
     for (i, entry) in app.entries.iter().enumerate().skip(first).take(QUEUE_LINES) {
         let selected = i == app.selected;
-        let mut text = format!(
-            "{}{}. {} for {}",
-            if selected { "> " } else { "  " },
-            i + 1,
-            entry.server(),
-            entry.host()
-        );
-        if let Some(cwd) = &entry.origin.cwd {
-            text.push_str(&format!(" in {cwd}"));
-        }
-        text.push_str(&format!(", waiting {}", age(now_ms, entry.queued_at_ms)));
-        if entry.deadline_ms > 0 {
-            let left = entry.deadline_ms.saturating_sub(now_ms) / 1000;
-            text.push_str(&format!(", times out in {}", duration(left)));
-        }
+        let text = queue_line(i, entry, selected, now_ms, usize::from(area.width));
         let style = if selected { theme.selected() } else { Style::new() };
         lines.push(Line::styled(text, style));
     }
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// One line of the queue; the directory is shortened from the left when
+/// the line would not fit, since its end says the most.
+fn queue_line(i: usize, entry: &Entry, selected: bool, now_ms: u64, width: usize) -> String {
+    let head = format!(
+        "{}{}. {} for {}",
+        if selected { "> " } else { "  " },
+        i + 1,
+        entry.server(),
+        entry.host()
+    );
+    let mut tail = format!(", waiting {}", age(now_ms, entry.queued_at_ms));
+    if entry.deadline_ms > 0 {
+        let left = entry.deadline_ms.saturating_sub(now_ms) / 1000;
+        tail.push_str(&format!(", times out in {}", duration(left)));
+    }
+    let Some(cwd) = &entry.origin.cwd else {
+        return format!("{head}{tail}");
+    };
+    let room = width.saturating_sub(head.chars().count() + tail.chars().count() + " in ".len());
+    let count = cwd.chars().count();
+    let cwd = if count <= room {
+        cwd.clone()
+    } else if room > 3 {
+        let keep: String = cwd.chars().skip(count - (room - 3)).collect();
+        format!("...{keep}")
+    } else {
+        return format!("{head}{tail}");
+    };
+    format!("{head} in {cwd}{tail}")
 }
 
 fn draw_body(frame: &mut Frame<'_>, app: &App, area: Rect, theme: Theme) {
