@@ -32,12 +32,14 @@ impl Default for Budget {
     fn default() -> Self {
         Budget {
             max_operations: 1_000_000,
-            rule_time: Duration::from_millis(250),
-            decision_time: Duration::from_secs(1),
+            rule_time: Duration::from_millis(500),
+            decision_time: Duration::from_secs(2),
             max_call_levels: 32,
-            max_string_size: 64 * 1024,
-            max_array_size: 10_000,
-            max_map_size: 10_000,
+            // Above the largest request elicit-proto lets through, so that
+            // no request is too big for the rules that judge it.
+            max_string_size: 1024 * 1024,
+            max_array_size: 100_000,
+            max_map_size: 100_000,
             max_expr_depth: 64,
         }
     }

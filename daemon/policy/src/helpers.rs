@@ -22,6 +22,7 @@ pub(crate) fn register(engine: &mut Engine) {
     engine.register_fn("words", |text: ImmutableString| words(&text));
     // Absent titles and descriptions are `()`; they have no words.
     engine.register_fn("words", |_: ()| Array::new());
+    engine.register_fn("index_of_key", index_of_key);
     engine.register_fn("is_within", |path: ImmutableString, dir: ImmutableString| {
         is_within(&path, &dir)
     });
@@ -76,6 +77,23 @@ fn flush(word: &mut String, out: &mut Array) {
     }
 }
 
+/// The index of the first item of `array`, at or after `start`, that is a
+/// key of `map`, or -1: a scan that costs one operation instead of one per
+/// item, so that long descriptions stay cheap to search.
+pub(crate) fn index_of_key(array: &mut Array, map: Map, start: i64) -> i64 {
+    let start = usize::try_from(start).unwrap_or(0);
+    array
+        .iter()
+        .enumerate()
+        .skip(start)
+        .find(|(_, item)| {
+            item.read_lock::<ImmutableString>()
+                .is_some_and(|key| map.contains_key(key.as_str()))
+        })
+        .and_then(|(i, _)| i64::try_from(i).ok())
+        .unwrap_or(-1)
+}
+
 /// Whether `path` is `dir` or lies below it, compared by whole components
 /// (`/src/app2` is not within `/src/app`).
 pub(crate) fn is_within(path: &str, dir: &str) -> bool {
@@ -114,6 +132,17 @@ mod tests {
         );
         assert_eq!(strings("cvv2"), ["cvv2"]);
         assert_eq!(strings(""), Vec::<String>::new());
+    }
+
+    #[test]
+    fn index_of_key_finds_the_next_key() {
+        let mut array = words("a b c b");
+        let mut map = Map::new();
+        map.insert("b".into(), Dynamic::TRUE);
+        assert_eq!(index_of_key(&mut array, map.clone(), 0), 1);
+        assert_eq!(index_of_key(&mut array, map.clone(), 2), 3);
+        assert_eq!(index_of_key(&mut array, map.clone(), 4), -1);
+        assert_eq!(index_of_key(&mut array, map, -5), 1);
     }
 
     #[test]

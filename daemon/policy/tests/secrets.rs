@@ -250,3 +250,51 @@ fn a_plain_confirmation_goes_to_the_human() {
     let decision = defaults(&common::confirmation());
     assert_eq!(decision, Decision::default_ask());
 }
+
+#[test]
+fn the_defaults_cope_with_the_largest_request_the_limits_allow() {
+    // A server must not slip a secret past the guard by making the form too
+    // big for the sandbox: the rule has to finish, not fail.
+    let limits = elicit_proto::Limits::default();
+    let choices: Vec<String> = (0..limits.max_choices).map(|i| format!("choice {i}")).collect();
+    let long = "lorem ipsum dolor sit amet ".repeat(150);
+    let mut properties = serde_json::Map::new();
+    for i in 0..limits.max_properties - 1 {
+        let property = if i % 2 == 0 {
+            json!({"type": "string", "enum": choices, "description": "pick one"})
+        } else {
+            json!({"type": "string", "title": format!("Field {i}"), "description": long})
+        };
+        properties.insert(format!("field_{i}"), property);
+    }
+    properties.insert(
+        "zz_password".into(),
+        json!({"type": "string", "description": long}),
+    );
+    let params = json!({
+        "message": "m".repeat(limits.max_message_bytes),
+        "requestedSchema": {"type": "object", "properties": properties}
+    });
+    let size = params.to_string().len();
+    assert!(
+        size > limits.max_request_bytes * 3 / 4 && size <= limits.max_request_bytes,
+        "{size}"
+    );
+    let request = common::request(params);
+    let started = std::time::Instant::now();
+    let decision = defaults(&request);
+    assert_eq!(decision.verdict, Verdict::Decline, "{decision:?}");
+    assert!(decision.reason.unwrap_or_default().contains("zz_password"));
+    eprintln!("largest request decided in {:?}", started.elapsed());
+}
+
+#[test]
+fn a_huge_description_does_not_hide_a_secret() {
+    let limits = elicit_proto::Limits::default();
+    let filler = "Please read all of this carefully before you type anything. ".repeat(3500);
+    let description = format!("{filler} Then type your password.");
+    let request = text_field("value", Some("Value"), Some(&description));
+    assert!(request.raw.to_string().len() <= limits.max_request_bytes);
+    let decision = defaults(&request);
+    assert_eq!(decision.verdict, Verdict::Decline, "{:?}", decision.reason);
+}
