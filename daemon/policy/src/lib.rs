@@ -16,6 +16,8 @@
 //! Every call is synchronous and may run a script for up to the budget's
 //! time; an async caller runs it on a blocking thread.
 
+#![warn(missing_docs)]
+
 mod budget;
 mod error;
 mod helpers;

@@ -41,6 +41,16 @@ pub struct Policy {
     limits: Limits,
 }
 
+impl std::fmt::Debug for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Policy")
+            .field("files", &self.files())
+            .field("problems", &self.problems)
+            .field("budget", &self.budget)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A compiled rules file and the rules it registered.
 struct LoadedFile {
     name: String,
