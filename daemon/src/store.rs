@@ -7,7 +7,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use elicit_proto::Answer;
 use elicit_proto::dbus::Origin;
@@ -137,6 +137,23 @@ pub struct Store {
     /// sled counts a tree by walking it; retention needs the count on every
     /// insert, so it is kept here.
     history_len: Arc<AtomicUsize>,
+    flusher: Arc<Flusher>,
+}
+
+/// Group commit: concurrent callers share one flush.
+///
+/// sled 0.34's `flush_async` runs each flush on its own small thread pool,
+/// and enough concurrent flushes fill that pool with waiters for a write
+/// that is queued behind them — a deadlock seen here with 50 submissions at
+/// once. One flush at a time, run on tokio's blocking pool, covering every
+/// write made before it started, avoids that and costs one fsync per burst.
+#[derive(Debug, Default)]
+struct Flusher {
+    running: tokio::sync::Mutex<()>,
+    /// Flush requests so far; each caller's write precedes its request.
+    requested: AtomicU64,
+    /// Every request up to this one is durable.
+    durable: AtomicU64,
 }
 
 impl Store {
@@ -148,6 +165,7 @@ impl Store {
             sessions: db.open_tree("sessions")?,
             forms: db.open_tree("forms")?,
             history_len: Arc::new(AtomicUsize::new(history.len())),
+            flusher: Arc::default(),
             history,
             db,
         })
@@ -161,7 +179,19 @@ impl Store {
 
     /// Makes every write so far durable.
     pub async fn flush(&self) -> Result<(), StoreError> {
-        self.db.flush_async().await?;
+        let flusher = &self.flusher;
+        let mine = flusher.requested.fetch_add(1, Ordering::SeqCst) + 1;
+        let _running = flusher.running.lock().await;
+        if flusher.durable.load(Ordering::SeqCst) >= mine {
+            return Ok(());
+        }
+        // Everything requested by now was written before this flush starts.
+        let covered = flusher.requested.load(Ordering::SeqCst);
+        let db = self.db.clone();
+        tokio::task::spawn_blocking(move || db.flush())
+            .await
+            .map_err(|e| StoreError::Sled(sled::Error::ReportableBug(e.to_string())))??;
+        flusher.durable.store(covered, Ordering::SeqCst);
         Ok(())
     }
 

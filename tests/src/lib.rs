@@ -1,1 +1,69 @@
-//! Harness for whole-system tests.
+//! Harness for whole-system tests: a private `dbus-daemon` per test, the
+//! real `elicitd` and `elicit` binaries, and a scripted front-end that
+//! stands in for the human.
+//!
+//! Nothing here sleeps to synchronise: every wait is for a condition, with
+//! a deadline.
+
+mod bus;
+mod daemon;
+mod frontend;
+
+pub use bus::PrivateBus;
+pub use daemon::Daemon;
+pub use frontend::{Shown, TestFrontend};
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How long any single wait in a test may take before it fails.
+pub const DEADLINE: Duration = Duration::from_secs(20);
+
+/// The path of a binary built from this workspace (`elicitd`, `elicit`, …).
+///
+/// `cargo test --workspace` builds every member's binaries before it runs
+/// any test; they sit beside the `deps` folder this test runs from.
+pub fn binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test knows its own path");
+    let dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("tests run from target/<profile>/deps");
+    let path = dir.join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: run the tests with `cargo test --workspace` so that it is built",
+        path.display()
+    );
+    path
+}
+
+/// Waits for `future` up to [`DEADLINE`], failing the test with `what`.
+pub async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
+    match tokio::time::timeout(DEADLINE, future).await {
+        Ok(value) => value,
+        Err(_) => panic!("timed out after {DEADLINE:?} waiting for {what}"),
+    }
+}
+
+/// Polls `condition` until it holds, failing the test after [`DEADLINE`].
+pub async fn eventually<F, Fut>(what: &str, mut condition: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    within(what, async {
+        while !condition().await {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+}
+
+/// True when the tests run as root (needed to act as another user).
+pub fn is_root() -> bool {
+    std::fs::metadata("/proc/self")
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+        .unwrap_or(false)
+}

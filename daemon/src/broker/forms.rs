@@ -54,28 +54,15 @@ impl Broker {
     ) -> Result<String, Error> {
         self.check_owner(caller, session)?;
         let request = Elicitation::parse_str(request_json, &self.config.limits)?;
-        let id = self.store.next_id()?;
         let created_ms = now_ms();
         let timeout = options
             .timeout_secs
             .unwrap_or(self.config.broker.default_timeout_secs);
-        let record = FormRecord {
-            id,
-            session: session.to_owned(),
-            request: request.raw.clone(),
-            submission_id: options.submission_id,
-            state: FormState::Queued,
-            answer: None,
-            reason: None,
-            answered_by: None,
-            created_ms,
-            deadline_ms: (timeout > 0).then(|| created_ms.saturating_add(timeout.saturating_mul(1000))),
-        };
         // Check the limits and take the place under one lock, so that
         // concurrent submissions cannot overshoot them together.
-        {
+        let record = {
             let mut state = self.lock();
-            if let Some(sid) = &record.submission_id
+            if let Some(sid) = &options.submission_id
                 && let Some(existing) = state
                     .forms
                     .values()
@@ -103,11 +90,27 @@ impl Broker {
             let Some(owning) = state.sessions.get_mut(session) else {
                 return Err(Error::NotFound(format!("no session {session}")));
             };
+            // The id is taken under the lock so that id order is queue order.
+            let id = self.store.next_id()?;
             owning.queue.push_back(id);
+            let record = FormRecord {
+                id,
+                session: session.to_owned(),
+                request: request.raw.clone(),
+                submission_id: options.submission_id,
+                state: FormState::Queued,
+                answer: None,
+                reason: None,
+                answered_by: None,
+                created_ms,
+                deadline_ms: (timeout > 0).then(|| created_ms.saturating_add(timeout.saturating_mul(1000))),
+            };
             state
                 .forms
                 .insert(id, live_form(record.clone(), request, request_json));
-        }
+            record
+        };
+        let id = record.id;
         if let Err(error) = self.persist_new(&record).await {
             let mut state = self.lock();
             state.forms.remove(&id);

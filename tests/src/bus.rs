@@ -1,0 +1,101 @@
+//! A private `dbus-daemon` for one test: never the user's bus.
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Child, Command, Stdio};
+
+use tempfile::TempDir;
+
+/// A bus daemon that lives as long as this value.
+pub struct PrivateBus {
+    child: Child,
+    address: String,
+    dir: TempDir,
+}
+
+impl PrivateBus {
+    /// Starts a session-type bus on a socket in a fresh directory. Other
+    /// users may connect (the tests check that the broker refuses them),
+    /// and `extra` is spliced into the config (for activation tests).
+    pub fn start_with(extra: &str) -> PrivateBus {
+        let dir = tempfile::Builder::new()
+            .prefix("elicit-bus")
+            .tempdir()
+            .expect("temp dir");
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let socket = dir.path().join("bus");
+        let config = dir.path().join("bus.conf");
+        std::fs::write(
+            &config,
+            format!(
+                r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path={}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+  {extra}
+</busconfig>
+"#,
+                socket.display()
+            ),
+        )
+        .expect("write bus config");
+        let mut child = Command::new("dbus-daemon")
+            .arg(format!("--config-file={}", config.display()))
+            .arg("--nofork")
+            .arg("--print-address")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("dbus-daemon starts (install the dbus package)");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut address = String::new();
+        // dbus-daemon prints its address once it listens: that line is the
+        // readiness signal.
+        BufReader::new(stdout)
+            .read_line(&mut address)
+            .expect("bus address");
+        std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o777)).expect("chmod socket");
+        PrivateBus {
+            child,
+            address: address.trim().to_owned(),
+            dir,
+        }
+    }
+
+    /// Starts a plain private bus.
+    pub fn start() -> PrivateBus {
+        PrivateBus::start_with("")
+    }
+
+    /// The bus address.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// A scratch directory that lives as long as the bus.
+    pub fn dir(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+
+    /// A new client connection.
+    pub async fn connect(&self) -> zbus::Connection {
+        elicitd::client::connect(Some(&self.address))
+            .await
+            .expect("connect to the private bus")
+    }
+}
+
+impl Drop for PrivateBus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,137 @@
+//! A scripted front-end: a real D-Bus peer that implements `Frontend1` and
+//! hands each `Show` and `Withdraw` to the test, which answers as a human
+//! would through `Broker1.Answer`.
+
+use elicit_proto::dbus::{Broker1Proxy, Dict, dict_str};
+use tokio::sync::mpsc;
+use zbus::Connection;
+use zbus::zvariant::{ObjectPath, Str, Value};
+
+use crate::{PrivateBus, within};
+
+/// A form as the front-end was given it.
+#[derive(Debug, Clone)]
+pub struct Shown {
+    /// The form id.
+    pub form: String,
+    /// The presentation token.
+    pub token: String,
+    /// The request JSON.
+    pub request: serde_json::Value,
+    /// The session id.
+    pub session: String,
+    /// The asking server, from the origin.
+    pub server: Option<String>,
+}
+
+/// What the front-end was told.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// A form to show.
+    Show(Shown),
+    /// A form to stop showing, and why.
+    Withdraw(String, String),
+}
+
+struct Iface {
+    events: mpsc::UnboundedSender<Event>,
+}
+
+#[zbus::interface(name = "dev.elicitd.Frontend1")]
+impl Iface {
+    fn show(&self, form: &str, token: &str, request_json: &str, info: Dict) {
+        let _ = self.events.send(Event::Show(Shown {
+            form: form.to_owned(),
+            token: token.to_owned(),
+            request: serde_json::from_str(request_json).unwrap_or_default(),
+            session: dict_str(&info, "session").unwrap_or_default(),
+            server: dict_str(&info, "server"),
+        }));
+    }
+
+    fn withdraw(&self, form: &str, reason: &str) {
+        let _ = self
+            .events
+            .send(Event::Withdraw(form.to_owned(), reason.to_owned()));
+    }
+}
+
+/// A registered scripted front-end.
+pub struct TestFrontend {
+    conn: Connection,
+    events: mpsc::UnboundedReceiver<Event>,
+}
+
+impl TestFrontend {
+    /// Connects, serves `Frontend1` and registers as `name`.
+    pub async fn register(bus: &PrivateBus, name: &str, priority: i32) -> TestFrontend {
+        let conn = bus.connect().await;
+        let (sender, events) = mpsc::unbounded_channel();
+        conn.object_server()
+            .at("/test/frontend", Iface { events: sender })
+            .await
+            .expect("serve Frontend1");
+        let mut options = Dict::new();
+        options.insert("name".into(), Str::from(name.to_owned()).into());
+        options.insert(
+            "priority".into(),
+            Value::from(priority).try_into().expect("i32 value"),
+        );
+        let broker = Broker1Proxy::new(&conn).await.expect("broker proxy");
+        let path = ObjectPath::try_from("/test/frontend").expect("path");
+        broker.register_frontend(&path, options).await.expect("register");
+        TestFrontend { conn, events }
+    }
+
+    /// The front-end's connection.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// The next event.
+    pub async fn next(&mut self) -> Event {
+        within("a front-end event", self.events.recv())
+            .await
+            .expect("front-end channel open")
+    }
+
+    /// The next `Show`, failing on anything else.
+    pub async fn next_show(&mut self) -> Shown {
+        match self.next().await {
+            Event::Show(shown) => shown,
+            other => panic!("expected Show, got {other:?}"),
+        }
+    }
+
+    /// The next `Withdraw`, failing on anything else.
+    pub async fn next_withdraw(&mut self) -> (String, String) {
+        match self.next().await {
+            Event::Withdraw(form, reason) => (form, reason),
+            other => panic!("expected Withdraw, got {other:?}"),
+        }
+    }
+
+    /// True when nothing is waiting (call after a barrier).
+    pub fn is_idle(&mut self) -> bool {
+        self.events.try_recv().is_err()
+    }
+
+    /// Answers a shown form.
+    pub async fn answer(
+        &self,
+        shown: &Shown,
+        action: &str,
+        content: serde_json::Value,
+    ) -> Result<(), elicit_proto::Error> {
+        let broker = Broker1Proxy::new(&self.conn).await.expect("broker proxy");
+        let content = if content.is_null() {
+            String::new()
+        } else {
+            content.to_string()
+        };
+        broker
+            .answer(&shown.form, &shown.token, action, &content)
+            .await
+            .map_err(elicit_proto::Error::from_dbus)
+    }
+}

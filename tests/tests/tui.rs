@@ -1,0 +1,455 @@
+//! `elicit-tui` end to end: the real binary in tmux against the real
+//! `elicitd` on a private bus, asked with `elicit ask`, driven with
+//! `tmux send-keys`. Every wait polls the pane (or the process) for a
+//! condition, with a deadline.
+
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use elicit_tests::{Daemon, PrivateBus, binary, eventually, within};
+use serde_json::{Value, json};
+
+const SCHEMA: &str = r#"{"type": "object", "properties": {
+  "name": {"type": "string", "title": "Name", "minLength": 1},
+  "count": {"type": "integer", "title": "Count", "minimum": 1, "maximum": 10},
+  "agree": {"type": "boolean", "title": "Agree"},
+  "color": {"type": "string", "title": "Color", "enum": ["red", "green"]}
+}, "required": ["name", "count"]}"#;
+
+const CONFIRM: &str = r#"{"type": "object", "properties": {}}"#;
+
+/// A private tmux server running one program in an 80x24 window.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(command: &str) -> Tmux {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let socket = format!(
+            "elicit-tui-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        );
+        let tmux = Tmux { socket };
+        let status = tmux
+            .command()
+            .args(["new-session", "-d", "-s", "main", "-x", "80", "-y", "24"])
+            .arg(command)
+            .status()
+            .expect("tmux starts (install the tmux package)");
+        assert!(status.success(), "tmux new-session failed");
+        tmux
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new("tmux");
+        command.args(["-L", &self.socket]);
+        command
+    }
+
+    /// Sends key names (`Tab`, `Enter`, `C-d`…).
+    fn keys(&self, keys: &[&str]) {
+        let status = self
+            .command()
+            .args(["send-keys", "-t", "main"])
+            .args(keys)
+            .status()
+            .expect("tmux send-keys");
+        assert!(status.success());
+    }
+
+    /// Types `text` literally.
+    fn type_text(&self, text: &str) {
+        let status = self
+            .command()
+            .args(["send-keys", "-t", "main", "-l", text])
+            .status()
+            .expect("tmux send-keys -l");
+        assert!(status.success());
+    }
+
+    fn capture(&self) -> String {
+        let output = self
+            .command()
+            .args(["capture-pane", "-p", "-t", "main"])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Waits until the pane shows `needle`.
+    async fn wait_for(&self, needle: &str) -> String {
+        let what = format!("the pane to show {needle:?}");
+        let mut last = String::new();
+        let found = tokio::time::timeout(elicit_tests::DEADLINE, async {
+            loop {
+                last = self.capture();
+                if last.contains(needle) {
+                    return;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        })
+        .await;
+        assert!(
+            found.is_ok(),
+            "timed out waiting for {what}; the pane shows:\n{last}"
+        );
+        last
+    }
+
+    fn resize(&self, width: u16, height: u16) {
+        let status = self
+            .command()
+            .args([
+                "resize-window",
+                "-t",
+                "main",
+                "-x",
+                &width.to_string(),
+                "-y",
+                &height.to_string(),
+            ])
+            .status()
+            .expect("tmux resize-window");
+        assert!(status.success());
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.command().arg("kill-server").status();
+    }
+}
+
+/// `elicit-tui` (with `extra` arguments and environment) on `bus`, in tmux,
+/// once it has registered.
+async fn tui(bus: &PrivateBus, env: &str, extra: &str, ready: &str) -> Tmux {
+    let command = format!(
+        "exec env {env} {} --bus '{}' {extra} 2>>'{}'",
+        binary("elicit-tui").display(),
+        bus.address(),
+        bus.dir().join("tui.err").display()
+    );
+    let tmux = Tmux::start(&command);
+    tmux.wait_for(ready).await;
+    tmux
+}
+
+async fn full_screen(bus: &PrivateBus) -> Tmux {
+    tui(bus, "NO_COLOR=1", "", "Registered with elicitd").await
+}
+
+/// Starts `elicit ask` with `schema` (or a URL) and returns the child.
+fn ask(bus: &PrivateBus, message: &str, schema: &str, extra: &[&str]) -> tokio::process::Child {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let file = bus
+        .dir()
+        .join(format!("schema-{}.json", NEXT.fetch_add(1, Ordering::SeqCst)));
+    std::fs::write(&file, schema).expect("write schema");
+    let mut command = tokio::process::Command::new(binary("elicit"));
+    command
+        .arg("--bus")
+        .arg(bus.address())
+        .args(["ask", "--message", message]);
+    if schema.starts_with("https://") {
+        command.args(["--url", schema]);
+    } else {
+        command.arg("--schema").arg(&file);
+    }
+    command
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("elicit ask starts")
+}
+
+/// What `elicit ask` printed, parsed, and its exit code.
+async fn printed(child: tokio::process::Child) -> (Value, Option<i32>) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = within("elicit ask to finish", child.wait_with_output())
+        .await
+        .expect("elicit ask runs");
+    let text = String::from_utf8_lossy(&stdout);
+    let value = serde_json::from_str(text.trim()).unwrap_or_else(|e| {
+        panic!(
+            "elicit ask printed no JSON ({e}): {text:?}; stderr: {}",
+            String::from_utf8_lossy(&stderr)
+        )
+    });
+    (value, status.code())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_is_filled_in_and_accepted() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let tmux = full_screen(&bus).await;
+    let asked = ask(&bus, "Who are you?", SCHEMA, &[]);
+    let pane = tmux.wait_for("Who are you?").await;
+    assert!(
+        pane.lines()
+            .next()
+            .is_some_and(|l| l.contains("asks, for elicit ask")),
+        "{pane}"
+    );
+    assert!(
+        pane.contains("> Name *") && pane.contains("Count *  (whole number, 1-10)"),
+        "{pane}"
+    );
+    assert!(pane.contains("Enter send") && pane.contains("Esc cancel") && pane.contains("^D decline"));
+    tmux.type_text("Ann");
+    tmux.keys(&["Tab"]);
+    tmux.type_text("7");
+    tmux.keys(&["Tab", "Space", "Tab", "Right"]);
+    tmux.wait_for("(*) red").await;
+    tmux.keys(&["Enter"]);
+    let (answer, code) = printed(asked).await;
+    assert_eq!(
+        answer,
+        json!({"action": "accept", "content": {"name": "Ann", "count": 7, "agree": true, "color": "red"}})
+    );
+    assert_eq!(code, Some(0));
+    tmux.wait_for(": accepted.").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decline_and_cancel() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let tmux = full_screen(&bus).await;
+    let asked = ask(&bus, "First question", SCHEMA, &[]);
+    tmux.wait_for("First question").await;
+    tmux.keys(&["C-d"]);
+    assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
+    let asked = ask(&bus, "Second question", SCHEMA, &[]);
+    tmux.wait_for("Second question").await;
+    tmux.type_text("Half typed");
+    tmux.keys(&["Escape"]);
+    assert_eq!(printed(asked).await, (json!({"action": "cancel"}), Some(4)));
+    tmux.wait_for(": cancelled.").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invalid_entry_is_shown_and_corrected() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let tmux = full_screen(&bus).await;
+    let asked = ask(&bus, "Count something", SCHEMA, &[]);
+    tmux.wait_for("Count something").await;
+    tmux.type_text("Ann");
+    tmux.keys(&["Tab"]);
+    tmux.type_text("12");
+    tmux.keys(&["Enter"]);
+    let pane = tmux.wait_for("! Count must be at most 10").await;
+    assert!(pane.contains("1 problem to fix before sending."), "{pane}");
+    tmux.keys(&["C-u"]);
+    tmux.type_text("abc");
+    tmux.wait_for("! Count must be a whole number").await;
+    tmux.keys(&["C-u"]);
+    tmux.type_text("3");
+    tmux.keys(&["Enter"]);
+    let (answer, code) = printed(asked).await;
+    assert_eq!(
+        answer,
+        json!({"action": "accept", "content": {"name": "Ann", "count": 3}})
+    );
+    assert_eq!(code, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_sessions_queue_and_are_answered_in_turn() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let tmux = full_screen(&bus).await;
+    let first = ask(&bus, "Delete the cache?", CONFIRM, &[]);
+    tmux.wait_for("Delete the cache?").await;
+    let second = ask(&bus, "Rebuild the index?", CONFIRM, &[]);
+    let pane = tmux.wait_for("Waiting: 2 forms").await;
+    assert!(pane.contains("1. ") && pane.contains("2. "), "{pane}");
+    // The newer session is answered first: switch to it, decline it.
+    tmux.keys(&["NPage"]);
+    tmux.wait_for("[form 2 of 2]").await;
+    tmux.wait_for("Rebuild the index?").await;
+    tmux.keys(&["d"]);
+    assert_eq!(printed(second).await, (json!({"action": "decline"}), Some(3)));
+    tmux.wait_for("Waiting: 1 form").await;
+    tmux.keys(&["Enter"]);
+    assert_eq!(
+        printed(first).await,
+        (json!({"action": "accept", "content": {}}), Some(0))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timed_out_form_disappears_with_the_reason() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let tmux = full_screen(&bus).await;
+    let asked = ask(&bus, "Quick question", SCHEMA, &["--timeout", "1"]);
+    tmux.wait_for("Quick question").await;
+    let (answer, _) = printed(asked).await;
+    assert_eq!(answer["action"], "cancel");
+    let pane = tmux.wait_for("was withdrawn: timed out.").await;
+    assert!(!pane.contains("Quick question"), "{pane}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_opens_only_after_confirmation() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let opened = bus.dir().join("opened");
+    let opener = bus.dir().join("opener.sh");
+    std::fs::write(
+        &opener,
+        format!("#!/bin/sh\necho \"$1\" > '{}'\n", opened.display()),
+    )
+    .expect("opener");
+    std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let tmux = tui(
+        &bus,
+        &format!("NO_COLOR=1 ELICIT_OPENER='{}'", opener.display()),
+        "",
+        "Registered with elicitd",
+    )
+    .await;
+    let url = "https://example.com/oauth/authorize?state=1";
+    let asked = ask(&bus, "Sign in", url, &[]);
+    let pane = tmux.wait_for("Host: example.com").await;
+    assert!(
+        pane.contains(url) && pane.contains("Nothing has been opened."),
+        "{pane}"
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Open this address in your browser?").await;
+    assert!(!opened.exists(), "nothing opens before the user says yes");
+    tmux.keys(&["y"]);
+    assert_eq!(printed(asked).await, (json!({"action": "accept"}), Some(0)));
+    eventually("the opener to run", || async { opened.exists() }).await;
+    let got = std::fs::read_to_string(&opened).expect("opened");
+    assert_eq!(got.trim(), url);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_screen_follows_a_resize() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let tmux = full_screen(&bus).await;
+    let asked = ask(&bus, "Resize me", SCHEMA, &[]);
+    tmux.wait_for("Resize me").await;
+    tmux.resize(50, 14);
+    tmux.wait_for("Enter send  Esc cancel").await;
+    tmux.resize(30, 8);
+    tmux.wait_for("enlarge the terminal").await;
+    tmux.resize(80, 24);
+    tmux.wait_for("Resize me").await;
+    tmux.keys(&["Escape"]);
+    assert_eq!(printed(asked).await.0, json!({"action": "cancel"}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forms_queued_before_the_tui_starts_and_after_a_daemon_restart_are_shown() {
+    let bus = PrivateBus::start();
+    let mut daemon = Daemon::start(&bus, "").await;
+    let early = ask(&bus, "Asked before anyone listened", CONFIRM, &[]);
+    // Wait for the form to be queued, so that the front-end comes second.
+    let conn = bus.connect().await;
+    let broker = elicit_proto::dbus::Broker1Proxy::new(&conn).await.expect("proxy");
+    eventually("the form to be queued", || {
+        let broker = broker.clone();
+        async move { broker.pending().await.unwrap_or(0) == 1 }
+    })
+    .await;
+    let tmux = tui(&bus, "NO_COLOR=1", "", "Asked before anyone listened").await;
+    tmux.keys(&["Enter"]);
+    assert_eq!(printed(early).await.0, json!({"action": "accept", "content": {}}));
+    daemon.restart().await;
+    tmux.wait_for("Registered with elicitd").await;
+    let late = ask(&bus, "Asked after a restart", CONFIRM, &[]);
+    tmux.wait_for("Asked after a restart").await;
+    tmux.keys(&["d"]);
+    assert_eq!(printed(late).await.0, json!({"action": "decline"}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_broker_may_show_forms() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let _tmux = full_screen(&bus).await;
+    let conn = bus.connect().await;
+    let dbus = zbus::fdo::DBusProxy::new(&conn).await.expect("bus proxy");
+    let names = dbus.list_names().await.expect("names");
+    let mut refused = 0;
+    for name in names.iter().filter(|n| n.starts_with(':')) {
+        let reply = conn
+            .call_method(
+                Some(name.as_str()),
+                "/dev/elicitd/frontend/tui",
+                Some("dev.elicitd.Frontend1"),
+                "Show",
+                &(
+                    "1",
+                    "forged",
+                    r#"{"message":"Your password?"}"#,
+                    elicit_proto::dbus::Dict::new(),
+                ),
+            )
+            .await;
+        if let Err(zbus::Error::MethodError(error, _, _)) = reply
+            && error.as_str() == "org.freedesktop.DBus.Error.AccessDenied"
+        {
+            refused += 1;
+        }
+    }
+    assert_eq!(
+        refused, 1,
+        "the TUI refuses a Show that does not come from elicitd"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_mode_asks_line_by_line() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let tmux = tui(&bus, "", "--plain", "registered with elicitd").await;
+    let asked = ask(&bus, "Plain question", SCHEMA, &[]);
+    tmux.wait_for("Name []:").await;
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("! Name is required").await;
+    tmux.type_text("Ann");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Count []:").await;
+    tmux.type_text("11");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("! Count must be at most 10").await;
+    tmux.type_text("4");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Agree []:").await;
+    tmux.type_text("n");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("  2) green").await;
+    tmux.type_text("2");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Send it? [y]es").await;
+    tmux.type_text("y");
+    tmux.keys(&["Enter"]);
+    let (answer, code) = printed(asked).await;
+    assert_eq!(
+        answer,
+        json!({"action": "accept", "content": {"name": "Ann", "count": 4, "agree": false, "color": "green"}})
+    );
+    assert_eq!(code, Some(0));
+    tmux.wait_for("Sent to").await;
+    let asked = ask(&bus, "Plain decline", SCHEMA, &[]);
+    tmux.wait_for("Plain decline").await;
+    tmux.type_text(":d");
+    tmux.keys(&["Enter"]);
+    assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
+}
