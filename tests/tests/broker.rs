@@ -306,7 +306,7 @@ async fn kill_9_loses_nothing_and_duplicates_nothing() {
         .submit(&NAME_FORM.replace("Your name?", "Second"), None, None)
         .await
         .expect("submit");
-    let mut shown = vec![frontend.next_show().await, frontend.next_show().await];
+    let mut shown = [frontend.next_show().await, frontend.next_show().await];
     shown.sort_by_key(|s| s.form.parse::<u64>().unwrap_or(0));
     frontend
         .answer(&shown[0], "accept", json!({"name": "before the crash"}))
