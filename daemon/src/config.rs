@@ -18,6 +18,30 @@ pub struct Config {
     pub frontends: FrontendConfig,
     /// What the history keeps.
     pub history: HistoryConfig,
+    /// Where the rules are.
+    pub policy: PolicyConfig,
+}
+
+/// Policy rules.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PolicyConfig {
+    /// Run rules at all; off, every form goes to a human.
+    pub enabled: bool,
+    /// Rules directories in precedence order (a later file of the same name
+    /// overrides an earlier one). Default: `/usr/share/elicitd/rules.d`,
+    /// `/etc/elicitd/rules.d`, `$XDG_CONFIG_HOME/elicitd/rules.d`. The
+    /// built-in defaults always apply first.
+    pub rules_dirs: Option<Vec<std::path::PathBuf>>,
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        PolicyConfig {
+            enabled: true,
+            rules_dirs: None,
+        }
+    }
 }
 
 /// Queue limits and timings.

@@ -12,5 +12,5 @@ pub mod client;
 pub mod config;
 pub mod launcher;
 pub mod paths;
-pub mod policy;
+pub mod rules;
 pub mod store;

@@ -11,6 +11,7 @@ use elicitd::broker::Broker;
 use elicitd::bus::{BrokerIface, watch_departures};
 use elicitd::config::Config;
 use elicitd::paths;
+use elicitd::rules::Rules;
 use elicitd::store::Store;
 
 /// The elicitd broker: queues MCP elicitations from every agent and shows
@@ -67,7 +68,21 @@ async fn run(args: Args) -> anyhow::Result<()> {
         None => zbus::connection::Builder::session()?,
     };
     let conn = builder.build().await.context("cannot connect to the bus")?;
-    let broker = Broker::new(config, store, conn.clone(), None).await?;
+    let rules = if config.policy.enabled {
+        let dirs = config
+            .policy
+            .rules_dirs
+            .clone()
+            .unwrap_or_else(Rules::standard_dirs);
+        Some(Arc::new(Rules::start(
+            dirs,
+            config.limits.clone(),
+            store.remembered()?,
+        )?))
+    } else {
+        None
+    };
+    let broker = Broker::new(config, store, conn.clone(), rules).await?;
     let (sessions, forms) = broker.restore().await?;
     conn.object_server()
         .at(BROKER_PATH, BrokerIface::new(broker.clone()))

@@ -171,6 +171,11 @@ impl Store {
         })
     }
 
+    /// The tree of remembered choices.
+    pub fn remembered(&self) -> Result<sled::Tree, StoreError> {
+        Ok(self.db.open_tree("remembered")?)
+    }
+
     /// A new id, unique for the life of the store.
     pub fn next_id(&self) -> Result<u64, StoreError> {
         // sled's ids survive restarts and never repeat; +1 keeps 0 unused.

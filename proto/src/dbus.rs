@@ -190,6 +190,23 @@ pub trait Broker1 {
     /// Answers a presented form with its token.
     fn answer(&self, form: &str, token: &str, action: &str, content_json: &str) -> zbus::Result<()>;
 
+    /// Answers like `Answer`, with options: `remember` (s: `server` or
+    /// `directory`) gives the same answer to that server's later forms.
+    fn answer_with(
+        &self,
+        form: &str,
+        token: &str,
+        action: &str,
+        content_json: &str,
+        options: Dict,
+    ) -> zbus::Result<()>;
+
+    /// Remembered choices as a JSON array.
+    fn list_remembered(&self) -> zbus::Result<String>;
+
+    /// Forgets a remembered choice; false if there was none.
+    fn forget(&self, id: u64) -> zbus::Result<bool>;
+
     /// The newest `limit` history records as a JSON array.
     fn history(&self, limit: u32) -> zbus::Result<String>;
 

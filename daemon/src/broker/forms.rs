@@ -22,6 +22,31 @@ pub struct ElicitOptions {
     pub submission_id: Option<String>,
 }
 
+/// Whether an answer should also be given to later forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Remember {
+    /// Just this once.
+    No,
+    /// Always, for this server.
+    Server,
+    /// Always, for this server in this working directory.
+    Directory,
+}
+
+impl Remember {
+    /// Reads the `remember` option: absent, `server` or `directory`.
+    pub fn parse(option: Option<&str>) -> Result<Remember, Error> {
+        match option {
+            None | Some("") => Ok(Remember::No),
+            Some("server") => Ok(Remember::Server),
+            Some("directory") => Ok(Remember::Directory),
+            Some(other) => Err(Error::BadArgument(format!(
+                "option `remember` must be \"server\" or \"directory\", not {other:?}"
+            ))),
+        }
+    }
+}
+
 /// Parses an action name.
 pub fn parse_action(action: &str) -> Result<ElicitationAction, Error> {
     match action {
@@ -124,7 +149,8 @@ impl Broker {
         if let Some(deadline) = record.deadline_ms {
             self.arm_deadline(id, deadline);
         }
-        self.decide_by_policy(id).await;
+        // Rules run off the call: a slow rule delays this form only.
+        tokio::spawn(self.clone().decide_by_policy(id));
         Ok(form_path(session, &id.to_string()))
     }
 
@@ -141,7 +167,7 @@ impl Broker {
 
     /// Lets the policy decide a stored form; if it passes, the form becomes
     /// ready for a human.
-    async fn decide_by_policy(self: &Arc<Self>, id: u64) {
+    async fn decide_by_policy(self: Arc<Self>, id: u64) {
         let verdict = match &self.policy {
             None => None,
             Some(policy) => {
@@ -187,7 +213,9 @@ impl Broker {
         }
     }
 
-    /// A front-end (or claimer) answers a form it was given.
+    /// A front-end (or claimer) answers a form it was given; with
+    /// `remember`, the same answer is given to this server's later forms
+    /// (`Remember::Directory`: only from the same working directory).
     pub async fn answer(
         self: &Arc<Self>,
         caller: &Caller,
@@ -195,6 +223,7 @@ impl Broker {
         token: &str,
         action: &str,
         content_json: &str,
+        remember: Remember,
     ) -> Result<(), Error> {
         let (request, label) = {
             let state = self.lock();
@@ -227,6 +256,9 @@ impl Broker {
             let json = serde_json::to_string(&errors).map_err(|e| Error::Storage(e.to_string()))?;
             return Err(Error::InvalidAnswer(json));
         }
+        if remember != Remember::No {
+            self.remember(id, &answer, remember)?;
+        }
         if self
             .finish(id, answer, "answered", &label, Some(&caller.name))
             .await?
@@ -235,6 +267,41 @@ impl Broker {
         } else {
             Err(Error::WrongState(format!("form {id} was answered already")))
         }
+    }
+
+    fn remember(&self, id: u64, answer: &Answer, scope: Remember) -> Result<(), Error> {
+        let rules = self
+            .policy
+            .as_ref()
+            .ok_or_else(|| Error::BadArgument("policy is disabled, so nothing can be remembered".into()))?;
+        let origin = {
+            let state = self.lock();
+            let session = state
+                .forms
+                .get(&id)
+                .map(|f| f.record.session.clone())
+                .unwrap_or_default();
+            state
+                .sessions
+                .get(&session)
+                .map(|s| s.record.origin.clone())
+                .unwrap_or_default()
+        };
+        let server = origin.server.as_deref().ok_or_else(|| {
+            Error::BadArgument("this form's origin names no server to remember it for".into())
+        })?;
+        let cwd = match scope {
+            Remember::Directory => Some(
+                origin
+                    .cwd
+                    .as_deref()
+                    .ok_or_else(|| Error::BadArgument("this form's origin names no directory".into()))?,
+            ),
+            _ => None,
+        };
+        let choice = rules.remember(server, cwd, answer)?;
+        tracing::info!(form = id, choice, %server, "answer remembered");
+        Ok(())
     }
 
     /// Gives a form an outcome: stores it, tells the owner, and presents

@@ -21,7 +21,7 @@ use zbus::names::UniqueName;
 
 use crate::config::Config;
 use crate::launcher::Launcher;
-use crate::policy::PolicyHook;
+use crate::rules::Rules;
 use crate::store::Store;
 use state::State;
 
@@ -45,7 +45,7 @@ pub struct Broker {
     state: Mutex<State>,
     callers: Mutex<HashMap<String, Caller>>,
     launcher: Launcher,
-    policy: Option<Arc<dyn PolicyHook>>,
+    policy: Option<Arc<Rules>>,
     events: tokio::sync::mpsc::UnboundedSender<dispatch::FormEvent>,
 }
 
@@ -64,7 +64,7 @@ impl Broker {
         config: Config,
         store: Store,
         conn: Connection,
-        policy: Option<Arc<dyn PolicyHook>>,
+        policy: Option<Arc<Rules>>,
     ) -> Result<Arc<Broker>, Error> {
         let own_name = conn
             .unique_name()
@@ -165,6 +165,23 @@ impl Broker {
         Ok(self.store.history(limit)?)
     }
 
+    /// The remembered choices, as JSON.
+    pub fn remembered(&self) -> Result<serde_json::Value, Error> {
+        let choices = match &self.policy {
+            Some(rules) => rules.remembered()?,
+            None => Vec::new(),
+        };
+        serde_json::to_value(choices).map_err(|e| Error::Storage(e.to_string()))
+    }
+
+    /// Forgets a remembered choice; false if there was none.
+    pub fn forget(&self, id: u64) -> Result<bool, Error> {
+        match &self.policy {
+            Some(rules) => rules.forget(id),
+            None => Ok(false),
+        }
+    }
+
     /// Counts for `elicit status` and the D-Bus properties.
     pub fn counts(&self) -> (usize, usize, usize) {
         let state = self.lock();
@@ -192,4 +209,4 @@ fn form_info(origin: &elicit_proto::dbus::Origin, session: &str, created_ms: u64
     info
 }
 
-pub use forms::{ElicitOptions, action_name, parse_action};
+pub use forms::{ElicitOptions, Remember, action_name, parse_action};

@@ -3,13 +3,13 @@
 use std::sync::Arc;
 
 use elicit_proto::Error;
-use elicit_proto::dbus::{Dict, Origin};
+use elicit_proto::dbus::{Dict, Origin, dict_str};
 use zbus::message::Header;
 use zbus::object_server::SignalEmitter;
 use zbus::zvariant::{ObjectPath, OwnedObjectPath};
 
 use super::form_id;
-use crate::broker::Broker;
+use crate::broker::{Broker, Remember};
 
 /// The broker's entry point: sessions, front-ends, control, observation.
 #[derive(Debug)]
@@ -98,9 +98,41 @@ impl BrokerIface {
         content_json: &str,
     ) -> Result<(), Error> {
         let caller = self.broker.caller(header.sender()).await?;
+        let form = form_id(form)?;
         self.broker
-            .answer(&caller, form_id(form)?, token, action, content_json)
+            .answer(&caller, form, token, action, content_json, Remember::No)
             .await
+    }
+
+    /// Answers a presented form with its token and options: `remember`
+    /// (s: `server` or `directory`) gives the same answer to that server's
+    /// later forms without asking.
+    async fn answer_with(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        form: &str,
+        token: &str,
+        action: &str,
+        content_json: &str,
+        options: Dict,
+    ) -> Result<(), Error> {
+        let caller = self.broker.caller(header.sender()).await?;
+        let remember = Remember::parse(dict_str(&options, "remember").as_deref())?;
+        self.broker
+            .answer(&caller, form_id(form)?, token, action, content_json, remember)
+            .await
+    }
+
+    /// Remembered choices as a JSON array.
+    async fn list_remembered(&self, #[zbus(header)] header: Header<'_>) -> Result<String, Error> {
+        self.broker.caller(header.sender()).await?;
+        Ok(self.broker.remembered()?.to_string())
+    }
+
+    /// Forgets a remembered choice; false if there was none.
+    async fn forget(&self, #[zbus(header)] header: Header<'_>, id: u64) -> Result<bool, Error> {
+        self.broker.caller(header.sender()).await?;
+        self.broker.forget(id)
     }
 
     /// The newest `limit` history records as a JSON array.

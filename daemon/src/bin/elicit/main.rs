@@ -4,6 +4,7 @@ mod ask;
 mod check;
 mod control;
 mod input;
+mod policy;
 
 use std::process::ExitCode;
 
@@ -34,6 +35,9 @@ enum Command {
     History(control::HistoryArgs),
     /// Show whether elicitd runs, and its counts.
     Status,
+    /// Try rules, lint them, and manage remembered choices.
+    #[command(subcommand)]
+    Policy(policy::Command),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +53,7 @@ fn main() -> ExitCode {
                 Command::Answer(args) => control::answer(args, bus).await,
                 Command::History(args) => control::history(args, bus).await,
                 Command::Status => control::status(bus).await,
+                Command::Policy(command) => policy::run(command, bus).await,
             }
         }),
         Err(error) => Err(error.into()),

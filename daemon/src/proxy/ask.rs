@@ -1,0 +1,77 @@
+//! Asking the user one elicitation: the schema check, the broker, the
+//! keep-alive, and the fallback when elicitd cannot be reached.
+
+use elicit_proto::{Elicitation, Limits};
+use serde_json::{Value, json};
+
+use super::broker::Reply;
+use super::cancel::Cancel;
+use super::keepalive;
+use super::state::Ctx;
+use super::NoBroker;
+
+/// What to do with an elicitation.
+#[derive(Debug)]
+pub enum Decision {
+    /// Send this `ElicitResult` back.
+    Result(Value),
+    /// Let the host answer it (it declared the mode).
+    Host,
+    /// The request fails the MCP subset check; the text says why.
+    Invalid(String),
+    /// The broker refused it.
+    Refused(elicit_proto::Error),
+    /// Withdrawn before an answer came: nothing is sent.
+    Withdrawn,
+}
+
+/// Checks `params` against the MCP subset; the reason when it fails.
+pub fn check(params: &Value, limits: &Limits) -> Result<(), String> {
+    Elicitation::from_value(params.clone(), limits)
+        .map(|_| ())
+        .map_err(|errors| errors.to_string())
+}
+
+/// The mode of `elicitation/create` params (`form` when absent).
+pub fn mode_of(params: &Value) -> &str {
+    params.get("mode").and_then(Value::as_str).unwrap_or("form")
+}
+
+/// Asks the user through the broker, sending progress for `tokens` while
+/// the form is open.
+pub async fn ask(ctx: &Ctx, params: &Value, cancel: &Cancel, tokens: impl Fn() -> Vec<Value>) -> Decision {
+    if let Err(reason) = check(params, &ctx.options.limits) {
+        return Decision::Invalid(reason);
+    }
+    let reply = tokio::select! {
+        reply = ctx.broker.ask(params.to_string(), cancel.clone()) => reply,
+        () = keepalive::run(ctx.outbox.clone(), ctx.options.keepalive, tokens) => Reply::Withdrawn,
+    };
+    match reply {
+        Reply::Answered(outcome) => {
+            let mut result = json!({"action": outcome.action});
+            if outcome.action == "accept"
+                && let Some(content) = outcome.content
+            {
+                result["content"] = content;
+            }
+            Decision::Result(result)
+        }
+        Reply::Refused(error) => Decision::Refused(error),
+        Reply::Withdrawn => Decision::Withdrawn,
+        Reply::Unavailable(why) => fallback(ctx, mode_of(params), &why),
+    }
+}
+
+fn fallback(ctx: &Ctx, mode: &str, why: &str) -> Decision {
+    let host_can = ctx.state().host_caps.can_elicit(mode);
+    let (decision, said) = match ctx.options.no_broker {
+        NoBroker::Host | NoBroker::Auto if host_can => (Decision::Host, "passing it to the host"),
+        NoBroker::Cancel => (Decision::Result(json!({"action": "cancel"})), "answering cancel"),
+        _ => (Decision::Result(json!({"action": "decline"})), "answering decline"),
+    };
+    // The user must learn why nothing was shown: stderr reaches the host's
+    // log of this server.
+    eprintln!("elicit proxy: warning: elicitd cannot be reached ({why}); {said}");
+    decision
+}

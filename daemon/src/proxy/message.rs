@@ -1,0 +1,123 @@
+//! JSON-RPC 2.0 pieces: classifying a parsed line and building the few
+//! messages the proxy writes itself.
+
+use serde_json::{Map, Value, json};
+
+/// What a parsed line is, by the JSON-RPC rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Has `method` and `id`.
+    Request,
+    /// Has `method` and no `id`.
+    Notification,
+    /// Has `id` and `result` or `error`.
+    Response,
+    /// None of the above (or a batch, which MCP no longer allows).
+    Invalid,
+}
+
+/// Classifies a parsed message.
+pub fn kind(message: &Value) -> Kind {
+    let Some(object) = message.as_object() else {
+        return Kind::Invalid;
+    };
+    let has_id = object.get("id").is_some_and(|id| id.is_string() || id.is_number());
+    let has_method = object.get("method").is_some_and(Value::is_string);
+    let has_outcome = object.contains_key("result") || object.contains_key("error");
+    match (has_method, has_id, has_outcome) {
+        (true, true, false) => Kind::Request,
+        (true, false, false) if !object.contains_key("id") => Kind::Notification,
+        (false, true, true) => Kind::Response,
+        _ => Kind::Invalid,
+    }
+}
+
+/// The `method` of a request or notification.
+pub fn method(message: &Value) -> Option<&str> {
+    message.get("method").and_then(Value::as_str)
+}
+
+/// A usable id of a message, if it carries one (string or number).
+pub fn id(message: &Value) -> Option<&Value> {
+    message.get("id").filter(|id| id.is_string() || id.is_number())
+}
+
+/// A map key for an id: `1` and `"1"` are different ids and stay apart.
+pub fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+/// `params`, when it is an object.
+pub fn params(message: &Value) -> Option<&Map<String, Value>> {
+    message.get("params").and_then(Value::as_object)
+}
+
+/// An error response line.
+pub fn error(id: &Value, code: i64, message: &str, data: Option<Value>) -> Value {
+    let mut error = json!({"code": code, "message": message});
+    if let Some(data) = data {
+        error["data"] = data;
+    }
+    json!({"jsonrpc": "2.0", "id": id, "error": error})
+}
+
+/// A result response line.
+pub fn result(id: &Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+/// A request line.
+pub fn request(id: &Value, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// A notification line.
+pub fn notification(method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+/// Serialises a message as one line (without the newline).
+pub fn to_line(message: &Value) -> Vec<u8> {
+    // A `Value` always serialises; an empty object is the harmless
+    // fallback should that ever change.
+    serde_json::to_vec(message).unwrap_or_else(|_| b"{}".to_vec())
+}
+
+/// Best effort: the id of a line that failed to parse as a whole, so that
+/// the sender still gets an error it can match. Only a top-level `"id"`
+/// found by a cheap scan counts.
+pub fn sniff_id(line: &[u8]) -> Option<Value> {
+    let text = std::str::from_utf8(line).ok()?;
+    let at = text.find("\"id\"")?;
+    let rest = text[at + 4..].trim_start().strip_prefix(':')?.trim_start();
+    let end = rest
+        .find(|c: char| c == ',' || c == '}')
+        .unwrap_or(rest.len());
+    let candidate = rest[..end].trim();
+    match serde_json::from_str::<Value>(candidate).ok()? {
+        id @ (Value::String(_) | Value::Number(_)) => Some(id),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies() {
+        assert_eq!(kind(&json!({"jsonrpc":"2.0","id":1,"method":"x"})), Kind::Request);
+        assert_eq!(kind(&json!({"jsonrpc":"2.0","method":"x"})), Kind::Notification);
+        assert_eq!(kind(&json!({"jsonrpc":"2.0","id":"a","result":{}})), Kind::Response);
+        assert_eq!(kind(&json!({"jsonrpc":"2.0","id":1})), Kind::Invalid);
+        assert_eq!(kind(&json!([1])), Kind::Invalid);
+        assert_eq!(kind(&json!({"id":null,"method":"x"})), Kind::Invalid);
+    }
+
+    #[test]
+    fn sniffs_ids_of_broken_lines() {
+        assert_eq!(sniff_id(br#"{"jsonrpc":"2.0","id":7,"method":"x",,}"#), Some(json!(7)));
+        assert_eq!(sniff_id(br#"{"id" : "q-1", oops"#), Some(json!("q-1")));
+        assert_eq!(sniff_id(b"not json at all"), None);
+    }
+}

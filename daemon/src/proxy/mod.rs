@@ -1,0 +1,100 @@
+//! `elicit proxy`: a transparent stdio relay between any MCP host and any
+//! MCP server that answers the server's elicitations through elicitd.
+//!
+//! Lines travel byte for byte unless the proxy must act on them:
+//!
+//! * [`framing`] — newline-delimited lines with a size cap;
+//! * [`message`] — JSON-RPC classification and the messages the proxy writes;
+//! * [`caps`] — era detection and the elicitation capability merge;
+//! * [`legacy`] — 2025-era `elicitation/create`, cancellation, URL mode, -32042;
+//! * [`rounds`] — 2026-07-28 `input_required` rounds;
+//! * [`ask`] — one elicitation through the broker, with the no-broker fallback;
+//! * [`keepalive`] — progress notifications while a form is open;
+//! * [`broker`] — the proxy's one broker session;
+//! * [`relay`] — the process, the two streams and the dispatch.
+//!
+//! `REMOTE.md` beside this file shows how an agent on another machine
+//! reaches the desktop's elicitd.
+
+pub mod ask;
+pub mod broker;
+pub mod cancel;
+pub mod caps;
+mod error;
+pub mod framing;
+pub mod keepalive;
+pub mod legacy;
+pub mod message;
+pub mod outbox;
+pub mod relay;
+pub mod rounds;
+pub mod state;
+
+use std::time::Duration;
+
+pub use error::ProxyError;
+pub use relay::run;
+
+/// Who answers a 2025-era elicitation when the host can too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Prefer {
+    /// elicitd answers; the host never sees the request.
+    #[default]
+    Broker,
+    /// The host answers what it declared it can render; elicitd the rest.
+    Host,
+}
+
+/// What an elicitation gets when elicitd cannot be reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NoBroker {
+    /// The host, when it declared the mode; decline otherwise.
+    #[default]
+    Auto,
+    /// Decline.
+    Decline,
+    /// Cancel.
+    Cancel,
+    /// The host, when it declared the mode; decline otherwise.
+    Host,
+}
+
+/// How one proxy runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The server's command line; the first item is the program.
+    pub command: Vec<String>,
+    /// The broker's bus address; the session bus when `None`.
+    pub bus: Option<String>,
+    /// Who answers when the host can.
+    pub prefer: Prefer,
+    /// The fallback without elicitd.
+    pub no_broker: NoBroker,
+    /// Rounds of 2026-07-28 input one request may take.
+    pub max_rounds: u32,
+    /// How often progress is sent while a form is open.
+    pub keepalive: Duration,
+    /// The longest line accepted from either peer.
+    pub max_line_bytes: usize,
+    /// How long the server may take to exit after the host closed stdin.
+    pub exit_grace: Duration,
+    /// Limits of the schema check.
+    pub limits: elicit_proto::Limits,
+}
+
+impl Options {
+    /// Defaults for `command`.
+    pub fn new(command: Vec<String>) -> Self {
+        Options {
+            command,
+            bus: None,
+            prefer: Prefer::default(),
+            no_broker: NoBroker::default(),
+            max_rounds: 10,
+            keepalive: Duration::from_secs(10),
+            max_line_bytes: 64 * 1024 * 1024,
+            exit_grace: Duration::from_secs(5),
+            limits: elicit_proto::Limits::default(),
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! 2026-07-28 multi round-trip requests: a `tools/call`, `prompts/get` or
+//! `resources/read` whose result is `resultType: "input_required"`.
+//!
+//! The proxy answers every entry of a round (elicitations through the
+//! broker, one after another; sampling and roots through the host when it
+//! declared them), retries the same request with a new id, the
+//! `inputResponses` and the server's `requestState` unchanged, and gives
+//! the host only the final result, under the host's own id.
+
+use elicit_proto::JsonRpcCode;
+use serde_json::{Map, Value, json};
+
+use super::ask::{self, Decision};
+use super::cancel::Cancel;
+use super::message;
+use super::outbox::Peer;
+use super::state::Ctx;
+
+/// Whether a result asks for input.
+pub fn is_input_required(response: &Value) -> bool {
+    response
+        .get("result")
+        .and_then(|r| r.get("resultType"))
+        .and_then(Value::as_str)
+        == Some("input_required")
+}
+
+/// Why a multi-round request ends without a result from the server.
+enum Stop {
+    /// Answer the host with this error.
+    Fail(i64, String),
+    /// The host cancelled: it gets nothing.
+    Cancelled,
+}
+
+/// Runs the rounds of the host's request `host_id` (as the server saw it:
+/// `request`), starting from the first `input_required` response.
+pub fn start(ctx: &Ctx, host_id: Value, request: Value, first: Value, cancel: Cancel) {
+    let ctx = ctx.clone();
+    tokio::spawn(async move {
+        let outcome = run(&ctx, &request, first, &cancel).await;
+        ctx.state().host_requests.remove(&message::id_key(&host_id));
+        match outcome {
+            Ok(mut last) => {
+                last["id"] = host_id;
+                ctx.outbox.send(Peer::Host, &last);
+            }
+            Err(Stop::Fail(code, text)) => {
+                tracing::warn!(%text, "a multi-round request failed");
+                ctx.outbox
+                    .send(Peer::Host, &message::error(&host_id, code, &text, None));
+            }
+            Err(Stop::Cancelled) => tracing::info!("the host cancelled a multi-round request"),
+        }
+    });
+}
+
+async fn run(ctx: &Ctx, request: &Value, first: Value, cancel: &Cancel) -> Result<Value, Stop> {
+    let token = request
+        .get("params")
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("progressToken"))
+        .cloned();
+    let mut response = first;
+    let mut round = 0u32;
+    while is_input_required(&response) {
+        round += 1;
+        if round > ctx.options.max_rounds {
+            return Err(Stop::Fail(
+                JsonRpcCode::INTERNAL_ERROR,
+                format!(
+                    "the server asked for input more than {} times for one request; elicit proxy gave up (see --max-rounds)",
+                    ctx.options.max_rounds
+                ),
+            ));
+        }
+        let result = response.get("result").cloned().unwrap_or(Value::Null);
+        let answers = answer_round(ctx, &result, cancel, &token).await?;
+        let mut retry = request.clone();
+        let id = ctx.outbox.fresh_id();
+        retry["id"] = id.clone();
+        if let Some(params) = retry.get_mut("params").and_then(Value::as_object_mut) {
+            params.insert("inputResponses".into(), Value::Object(answers));
+            // Echoed exactly as the server sent it, or left out when it
+            // sent none.
+            match result.get("requestState") {
+                Some(state) => params.insert("requestState".into(), state.clone()),
+                None => params.remove("requestState"),
+            };
+        }
+        let reply = ctx.outbox.request(Peer::Server, &retry);
+        response = tokio::select! {
+            reply = reply => reply.map_err(|_| Stop::Fail(JsonRpcCode::INTERNAL_ERROR, "the server went away during a retry".into()))?,
+            () = cancel.cancelled() => {
+                ctx.outbox.forget(&id);
+                let note = message::notification(
+                    "notifications/cancelled",
+                    json!({"requestId": id, "reason": "the host cancelled the request"}),
+                );
+                ctx.outbox.send(Peer::Server, &note);
+                return Err(Stop::Cancelled);
+            }
+        };
+    }
+    Ok(response)
+}
+
+/// Answers every entry of one round, in the order the server listed them.
+async fn answer_round(
+    ctx: &Ctx,
+    result: &Value,
+    cancel: &Cancel,
+    token: &Option<Value>,
+) -> Result<Map<String, Value>, Stop> {
+    let Some(requests) = result.get("inputRequests").and_then(Value::as_object) else {
+        return Err(Stop::Fail(
+            JsonRpcCode::INTERNAL_ERROR,
+            "the server asked for input but sent no inputRequests".into(),
+        ));
+    };
+    let mut answers = Map::new();
+    for (key, entry) in requests {
+        let method = entry.get("method").and_then(Value::as_str).unwrap_or("");
+        let params = entry.get("params").cloned().unwrap_or_else(|| json!({}));
+        let answer = match method {
+            "elicitation/create" => {
+                let tokens = || token.iter().cloned().collect::<Vec<_>>();
+                match ask::ask(ctx, &params, cancel, tokens).await {
+                    Decision::Result(result) => result,
+                    Decision::Host => ask_host(ctx, method, params, cancel).await?,
+                    Decision::Invalid(reason) => {
+                        return Err(Stop::Fail(
+                            JsonRpcCode::INVALID_PARAMS,
+                            format!("the server asked for an invalid form (`{key}`): {reason}"),
+                        ));
+                    }
+                    Decision::Refused(error) => {
+                        return Err(Stop::Fail(
+                            error.jsonrpc_code(),
+                            format!("elicitd refused the form `{key}`: {}", error.detail()),
+                        ));
+                    }
+                    Decision::Withdrawn => return Err(Stop::Cancelled),
+                }
+            }
+            other if ctx.state().host_caps.can_serve(other) => ask_host(ctx, other, params, cancel).await?,
+            other => {
+                return Err(Stop::Fail(
+                    JsonRpcCode::INTERNAL_ERROR,
+                    format!(
+                        "the server needs `{other}` from the host (entry `{key}`), which the host did not declare; elicit proxy answers elicitations only"
+                    ),
+                ));
+            }
+        };
+        answers.insert(key.clone(), answer);
+    }
+    Ok(answers)
+}
+
+/// Sends one entry to the host as a request of the proxy's own.
+async fn ask_host(ctx: &Ctx, method: &str, params: Value, cancel: &Cancel) -> Result<Value, Stop> {
+    let id = ctx.outbox.fresh_id();
+    let reply = ctx
+        .outbox
+        .request(Peer::Host, &message::request(&id, method, params));
+    let response = tokio::select! {
+        reply = reply => reply.map_err(|_| Stop::Fail(JsonRpcCode::INTERNAL_ERROR, "the host went away".into()))?,
+        () = cancel.cancelled() => {
+            ctx.outbox.forget(&id);
+            return Err(Stop::Cancelled);
+        }
+    };
+    match response.get("result") {
+        Some(result) => Ok(result.clone()),
+        None => Err(Stop::Fail(
+            JsonRpcCode::INTERNAL_ERROR,
+            format!("the host failed `{method}`: {}", response.get("error").cloned().unwrap_or(Value::Null)),
+        )),
+    }
+}

@@ -1,0 +1,90 @@
+//! What the relay remembers between lines.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use elicit_proto::dbus::Origin;
+use serde_json::Value;
+
+use super::broker::Broker;
+use super::cancel::Cancel;
+use super::caps::HostCaps;
+use super::outbox::Outbox;
+use super::Options;
+
+/// A host request the server has not answered yet.
+#[derive(Debug, Clone)]
+pub struct HostRequest {
+    /// `params._meta.progressToken`, for keep-alive progress.
+    pub progress_token: Option<Value>,
+    /// A 2026-07-28 `tools/call`, `prompts/get` or `resources/read` as the
+    /// server saw it: the proxy retries it when the result asks for input.
+    pub retryable: Option<Value>,
+    /// Fired by the host's `notifications/cancelled`.
+    pub cancel: Cancel,
+}
+
+/// A server `elicitation/create` in flight.
+#[derive(Debug, Clone)]
+pub struct ServerElicitation {
+    /// Withdraws the form when the server cancels.
+    pub cancel: Cancel,
+    /// The host answers it (`--prefer host` or the no-broker fallback), so
+    /// the server's notifications about it go to the host too.
+    pub forwarded: bool,
+}
+
+/// The relay's memory.
+#[derive(Debug, Default)]
+pub struct State {
+    /// What the host declared it can do itself.
+    pub host_caps: HostCaps,
+    /// Ids (as keys) of the host's `initialize` requests, whose results
+    /// name the server.
+    pub initialize_ids: HashSet<String>,
+    /// The host's unanswered requests, by id key.
+    pub host_requests: HashMap<String, HostRequest>,
+    /// The server's elicitations in flight, by id key.
+    pub server_elicitations: HashMap<String, ServerElicitation>,
+    /// `elicitationId`s of URL elicitations the proxy answered: their
+    /// `notifications/elicitation/complete` is not the host's business.
+    pub handled_url_ids: HashSet<String>,
+}
+
+/// Everything a task of the relay needs; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// The outgoing streams.
+    pub outbox: Outbox,
+    /// The broker session.
+    pub broker: Broker,
+    /// Shared memory of the relay.
+    pub state: Arc<Mutex<State>>,
+    /// Who asks, for the broker session.
+    pub origin: Arc<Mutex<Origin>>,
+    /// The command-line choices.
+    pub options: Arc<Options>,
+}
+
+impl Ctx {
+    /// Locks the state. A poisoned lock (a panic elsewhere) still holds
+    /// consistent maps, so it is used as it is rather than crashing.
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Updates the origin.
+    pub fn with_origin(&self, update: impl FnOnce(&mut Origin)) {
+        let mut origin = self.origin.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        update(&mut origin);
+    }
+
+    /// The progress tokens of every host request still open.
+    pub fn open_progress_tokens(&self) -> Vec<Value> {
+        self.state()
+            .host_requests
+            .values()
+            .filter_map(|r| r.progress_token.clone())
+            .collect()
+    }
+}

@@ -1,0 +1,95 @@
+//! The policy seam: the user's rules (`elicitd-policy`) and remembered
+//! choices decide a form before any human sees it.
+
+use std::path::PathBuf;
+
+use elicit_proto::dbus::Origin;
+use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, Limits};
+use elicitd_policy::{Budget, Policy, PolicyWatcher, Remembered, RememberedChoice, Verdict};
+
+/// A decision that spares the human.
+#[derive(Debug, Clone)]
+pub struct PolicyVerdict {
+    /// The outcome to deliver.
+    pub answer: Answer,
+    /// Why, as history records it.
+    pub reason: String,
+    /// Which rule decided (`FILE: RULE`, or `remembered #ID`).
+    pub decided_by: String,
+}
+
+/// The rules in force (reloaded when their directories change) and the
+/// remembered choices.
+pub struct Rules {
+    watcher: PolicyWatcher,
+    remembered: Remembered,
+}
+
+impl std::fmt::Debug for Rules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rules").finish_non_exhaustive()
+    }
+}
+
+fn policy_error(error: elicitd_policy::PolicyError) -> Error {
+    Error::Storage(error.to_string())
+}
+
+impl Rules {
+    /// Loads the rules of `dirs` (the built-in defaults always come first)
+    /// and watches them; remembered choices live in `tree`.
+    pub fn start(dirs: Vec<PathBuf>, limits: Limits, tree: sled::Tree) -> Result<Rules, Error> {
+        let watcher = PolicyWatcher::start_with(dirs, Budget::default(), limits).map_err(policy_error)?;
+        for (file, problem) in watcher.current().problems() {
+            tracing::warn!(file = %file.display(), %problem, "a rules file was skipped");
+        }
+        Ok(Rules {
+            watcher,
+            remembered: Remembered::new(tree),
+        })
+    }
+
+    /// The standard rules directories.
+    pub fn standard_dirs() -> Vec<PathBuf> {
+        Policy::standard_dirs()
+    }
+
+    /// Decides `request`; `None` asks the human. A rule that fails asks
+    /// the human too, never accepts.
+    pub fn decide(&self, request: &Elicitation, origin: &Origin, session: &str) -> Option<PolicyVerdict> {
+        let decision = self
+            .watcher
+            .current()
+            .decide_with(&self.remembered, request, origin, session);
+        let answer = decision.verdict.to_answer()?;
+        Some(PolicyVerdict {
+            reason: decision
+                .reason
+                .unwrap_or_else(|| decision.verdict.name().to_owned()),
+            decided_by: decision.decided_by,
+            answer,
+        })
+    }
+
+    /// Remembers `answer` for `server` (and below `cwd`, when given).
+    pub fn remember(&self, server: &str, cwd: Option<&str>, answer: &Answer) -> Result<u64, Error> {
+        let verdict = match answer.action {
+            ElicitationAction::Accept => Verdict::Accept(answer.content.clone().unwrap_or_default()),
+            ElicitationAction::Decline => Verdict::Decline,
+            _ => Verdict::Cancel,
+        };
+        self.remembered
+            .remember(server, cwd, verdict)
+            .map_err(policy_error)
+    }
+
+    /// Every remembered choice.
+    pub fn remembered(&self) -> Result<Vec<RememberedChoice>, Error> {
+        self.remembered.list().map_err(policy_error)
+    }
+
+    /// Forgets a remembered choice; false if there was none.
+    pub fn forget(&self, id: u64) -> Result<bool, Error> {
+        self.remembered.forget(id).map_err(policy_error)
+    }
+}
