@@ -16,7 +16,7 @@ async fn start(bus: &PrivateBus, rules: &[(&str, &str)]) -> Daemon {
         std::fs::write(dir.join(name), text).expect("rule file");
     }
     Daemon::start(
-        &bus,
+        bus,
         &format!("[policy]\nrules-dirs = [{:?}]\n", dir.display().to_string()),
     )
     .await
