@@ -100,11 +100,10 @@ impl App {
         }
     }
 
-    /// (Re-)registered with the broker: it will show its forms anew.
+    /// (Re-)registered with the broker. Forms are not cleared here: the
+    /// broker may show its queued forms before the registration's reply
+    /// arrives; stale ones were cleared when the broker went away.
     pub fn registered(&mut self) {
-        self.entries.clear();
-        self.selected = 0;
-        self.overlay = Overlay::None;
         self.link = Ok(());
     }
 

@@ -90,14 +90,15 @@ impl<W: Write> Plain<W> {
                     )?;
                 }
             }
-            BusEvent::Registered => {
-                self.current = None;
-                self.waiting.clear();
+            // Forms stay: the broker may show queued ones before the
+            // registration's reply arrives.
+            BusEvent::Registered if self.current.is_none() => {
                 writeln!(
                     self.out,
                     "elicit-tui: registered with elicitd; waiting for forms."
                 )?;
             }
+            BusEvent::Registered => {}
             BusEvent::BrokerGone(why) => {
                 self.current = None;
                 self.waiting.clear();
