@@ -364,7 +364,7 @@ async fn forms_queued_before_the_tui_starts_and_after_a_daemon_restart_are_shown
     let broker = elicit_proto::dbus::Broker1Proxy::new(&conn).await.expect("proxy");
     eventually("the form to be queued", || {
         let broker = broker.clone();
-        async move { broker.pending().await.unwrap_or(0) == 1 }
+        async move { broker.list_forms().await.is_ok_and(|forms| forms.contains("queued")) }
     })
     .await;
     let tmux = tui(&bus, "NO_COLOR=1", "", "Asked before anyone listened").await;
@@ -385,32 +385,48 @@ async fn only_the_broker_may_show_forms() {
     let _tmux = full_screen(&bus).await;
     let conn = bus.connect().await;
     let dbus = zbus::fdo::DBusProxy::new(&conn).await.expect("bus proxy");
-    let names = dbus.list_names().await.expect("names");
-    let mut refused = 0;
-    for name in names.iter().filter(|n| n.starts_with(':')) {
-        let reply = conn
-            .call_method(
-                Some(name.as_str()),
-                "/dev/elicitd/frontend/tui",
-                Some("dev.elicitd.Frontend1"),
-                "Show",
-                &(
-                    "1",
-                    "forged",
-                    r#"{"message":"Your password?"}"#,
-                    elicit_proto::dbus::Dict::new(),
-                ),
-            )
-            .await;
-        if let Err(zbus::Error::MethodError(error, _, _)) = reply
-            && error.as_str() == "org.freedesktop.DBus.Error.AccessDenied"
-        {
-            refused += 1;
-        }
-    }
-    assert_eq!(
-        refused, 1,
-        "the TUI refuses a Show that does not come from elicitd"
+    let daemon_name = zbus::names::BusName::try_from(elicit_proto::dbus::BUS_NAME).expect("a name");
+    let daemon = dbus
+        .get_name_owner(daemon_name)
+        .await
+        .expect("elicitd owns its name");
+    let me = conn.unique_name().map(|n| n.to_string()).unwrap_or_default();
+    // Besides this test and elicitd, only the TUI is connected: a peer
+    // without an object server would never reply, so none is called.
+    let others: Vec<String> = dbus
+        .list_names()
+        .await
+        .expect("names")
+        .iter()
+        .map(|n| n.to_string())
+        .filter(|n| n.starts_with(':') && *n != me && *n != daemon.as_str())
+        .collect();
+    assert_eq!(others.len(), 1, "only the TUI besides elicitd: {others:?}");
+    let forged = (
+        "1",
+        "forged",
+        r#"{"message":"Your password?"}"#,
+        elicit_proto::dbus::Dict::new(),
+    );
+    let reply = within(
+        "the TUI to answer a forged Show",
+        conn.call_method(
+            Some(others[0].as_str()),
+            "/dev/elicitd/frontend/tui",
+            Some("dev.elicitd.Frontend1"),
+            "Show",
+            &forged,
+        ),
+    )
+    .await;
+    let refused = matches!(
+        reply,
+        Err(zbus::Error::MethodError(ref error, _, _))
+            if error.as_str() == "org.freedesktop.DBus.Error.AccessDenied"
+    );
+    assert!(
+        refused,
+        "the TUI refuses a Show that does not come from elicitd: {reply:?}"
     );
 }
 
