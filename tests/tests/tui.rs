@@ -364,7 +364,12 @@ async fn forms_queued_before_the_tui_starts_and_after_a_daemon_restart_are_shown
     let broker = elicit_proto::dbus::Broker1Proxy::new(&conn).await.expect("proxy");
     eventually("the form to be queued", || {
         let broker = broker.clone();
-        async move { broker.list_forms().await.is_ok_and(|forms| forms.contains("queued")) }
+        async move {
+            broker
+                .list_forms()
+                .await
+                .is_ok_and(|forms| forms.contains("queued"))
+        }
     })
     .await;
     let tmux = tui(&bus, "NO_COLOR=1", "", "Asked before anyone listened").await;
