@@ -289,6 +289,48 @@ async fn two_sessions_queue_and_are_answered_in_turn() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_second_form_waits_and_comes_next() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let tmux = full_screen(&bus).await;
+    let conn = bus.connect().await;
+    let origin = elicit_proto::dbus::Origin {
+        server: Some("files".into()),
+        host: Some("agent".into()),
+        ..Default::default()
+    };
+    let mut session = elicitd::client::ClientSession::open(&conn, &origin)
+        .await
+        .expect("a session");
+    let confirm =
+        |message: &str| json!({"message": message, "requestedSchema": {"type": "object", "properties": {}}});
+    let first = session
+        .submit(&confirm("First of two").to_string(), None, None)
+        .await
+        .expect("submit");
+    let second = session
+        .submit(&confirm("Second of two").to_string(), None, None)
+        .await
+        .expect("submit");
+    let pane = tmux.wait_for("1 more queued").await;
+    assert!(
+        pane.contains("files asks, for agent") && pane.contains("First of two"),
+        "{pane}"
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Second of two").await;
+    tmux.keys(&["d"]);
+    let outcome = within("the first outcome", session.wait(&first))
+        .await
+        .expect("outcome");
+    assert_eq!(outcome.action, "accept");
+    let outcome = within("the second outcome", session.wait(&second))
+        .await
+        .expect("outcome");
+    assert_eq!(outcome.action, "decline");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_timed_out_form_disappears_with_the_reason() {
     let bus = PrivateBus::start();
     let _daemon = Daemon::start(&bus, "").await;

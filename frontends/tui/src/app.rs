@@ -56,6 +56,8 @@ pub struct App {
     pub overlay: Overlay,
     /// Whether the broker has this front-end registered, or why not.
     pub link: Result<(), String>,
+    /// Forms queued behind the presented one, per session.
+    pub backlog: std::collections::HashMap<String, usize>,
 }
 
 impl Default for App {
@@ -66,6 +68,7 @@ impl Default for App {
             notice: None,
             overlay: Overlay::None,
             link: Err("connecting to elicitd".into()),
+            backlog: Default::default(),
         }
     }
 }

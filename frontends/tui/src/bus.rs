@@ -1,9 +1,12 @@
 //! The D-Bus side: serving `Frontend1`, registering with the broker, and
 //! answering.
 
+use std::collections::HashMap;
+
 use elicit_proto::Error;
+use elicit_proto::dbus::FormChangedStream;
 use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, dict_str, dict_u64};
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 use tokio::sync::mpsc::UnboundedSender;
 use zbus::message::Header;
 use zbus::zvariant::{ObjectPath, OwnedValue, Str};
@@ -48,6 +51,8 @@ pub enum BusEvent {
     Registered,
     /// The broker is not there; forms will come once it is.
     BrokerGone(String),
+    /// How many forms wait, queued behind the presented one, per session.
+    Backlog(HashMap<String, usize>),
 }
 
 /// Errors of the bus side.
@@ -150,7 +155,9 @@ impl Link {
         let mut owners = dbus
             .receive_name_owner_changed_with_args(&[(0, BUS_NAME)])
             .await?;
+        let changes = link.broker.receive_form_changed().await?;
         link.register(&events).await;
+        tokio::spawn(link.clone().watch_backlog(changes, events.clone()));
         let keeper = link.clone();
         tokio::spawn(async move {
             while let Some(change) = owners.next().await {
@@ -163,6 +170,20 @@ impl Link {
             }
         });
         Ok(link)
+    }
+
+    /// Keeps the per-session backlog current: every `FormChanged` may
+    /// change it, and a burst of them is answered with one `ListForms`.
+    async fn watch_backlog(self, mut changes: FormChangedStream, events: UnboundedSender<BusEvent>) {
+        while changes.next().await.is_some() {
+            while let Some(Some(_)) = changes.next().now_or_never() {}
+            let Ok(json) = self.broker.list_forms().await else {
+                continue;
+            };
+            if events.send(BusEvent::Backlog(backlog(&json))).is_err() {
+                return;
+            }
+        }
     }
 
     async fn register(&self, events: &UnboundedSender<BusEvent>) {
@@ -207,5 +228,34 @@ impl Link {
     pub async fn unregister(&self) {
         // Leaving anyway: the broker also notices the connection drop.
         let _ = self.broker.unregister_frontend().await;
+    }
+}
+
+/// Queued (not presented) forms per session, from `ListForms` JSON;
+/// anything unreadable counts as nothing queued.
+pub fn backlog(list_forms_json: &str) -> HashMap<String, usize> {
+    let forms: Vec<serde_json::Value> = serde_json::from_str(list_forms_json).unwrap_or_default();
+    let mut counts = HashMap::new();
+    for form in &forms {
+        if form["state"] == "queued"
+            && let Some(session) = form["session"].as_str()
+        {
+            *counts.entry(session.to_owned()).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backlog_counts_queued_forms_per_session() {
+        let json = r#"[{"session":"a","state":"queued"},{"session":"a","state":"presented"},
+            {"session":"a","state":"queued"},{"session":"b","state":"queued"}]"#;
+        let counts = backlog(json);
+        assert_eq!((counts["a"], counts["b"]), (2, 1));
+        assert!(backlog("not json").is_empty());
     }
 }

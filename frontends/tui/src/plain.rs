@@ -98,7 +98,7 @@ impl<W: Write> Plain<W> {
                     "elicit-tui: registered with elicitd; waiting for forms."
                 )?;
             }
-            BusEvent::Registered => {}
+            BusEvent::Registered | BusEvent::Backlog(_) => {}
             BusEvent::BrokerGone(why) => {
                 self.current = None;
                 self.waiting.clear();

@@ -84,6 +84,7 @@ pub fn apply(app: &mut App, event: BusEvent) {
         BusEvent::Withdraw { form, reason } => app.withdraw(&form, &reason),
         BusEvent::Registered => app.registered(),
         BusEvent::BrokerGone(why) => app.broker_gone(why),
+        BusEvent::Backlog(backlog) => app.backlog = backlog,
     }
 }
 

@@ -441,6 +441,17 @@ fn long_queue_lines_shorten_the_directory_and_keep_the_deadline() {
 }
 
 #[test]
+fn the_queue_counts_forms_waiting_behind_each_session() {
+    let mut app = app_with("confirm-no-fields");
+    app.backlog.insert("session-1".into(), 2);
+    let text = screen(&app);
+    assert!(
+        line_of(&text, "1. contacts-server").contains(", 2 more queued"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_withdrawn_form_disappears_with_a_line_saying_why() {
     let mut app = app_with("cowork-contact");
     app.show(show(

@@ -97,7 +97,8 @@ fn draw_queue(frame: &mut Frame<'_>, app: &App, area: Rect, theme: Theme, now_ms
     let first = app.selected.saturating_sub(QUEUE_LINES - 1);
     for (i, entry) in app.entries.iter().enumerate().skip(first).take(QUEUE_LINES) {
         let selected = i == app.selected;
-        let text = queue_line(i, entry, selected, now_ms, usize::from(area.width));
+        let behind = app.backlog.get(&entry.session).copied().unwrap_or(0);
+        let text = queue_line(i, entry, behind, selected, now_ms, usize::from(area.width));
         let style = if selected { theme.selected() } else { Style::new() };
         lines.push(Line::styled(text, style));
     }
@@ -106,7 +107,7 @@ fn draw_queue(frame: &mut Frame<'_>, app: &App, area: Rect, theme: Theme, now_ms
 
 /// One line of the queue; the directory is shortened from the left when
 /// the line would not fit, since its end says the most.
-fn queue_line(i: usize, entry: &Entry, selected: bool, now_ms: u64, width: usize) -> String {
+fn queue_line(i: usize, entry: &Entry, behind: usize, selected: bool, now_ms: u64, width: usize) -> String {
     let head = format!(
         "{}{}. {} for {}",
         if selected { "> " } else { "  " },
@@ -115,6 +116,9 @@ fn queue_line(i: usize, entry: &Entry, selected: bool, now_ms: u64, width: usize
         entry.host()
     );
     let mut tail = format!(", waiting {}", age(now_ms, entry.queued_at_ms));
+    if behind > 0 {
+        tail.push_str(&format!(", {behind} more queued"));
+    }
     if entry.deadline_ms > 0 {
         let left = entry.deadline_ms.saturating_sub(now_ms) / 1000;
         tail.push_str(&format!(", times out in {}", duration(left)));
