@@ -12,5 +12,6 @@ pub mod client;
 pub mod config;
 pub mod launcher;
 pub mod paths;
+pub mod proxy;
 pub mod rules;
 pub mod store;

@@ -4,11 +4,11 @@
 use elicit_proto::{Elicitation, Limits};
 use serde_json::{Value, json};
 
+use super::NoBroker;
 use super::broker::Reply;
 use super::cancel::Cancel;
 use super::keepalive;
 use super::state::Ctx;
-use super::NoBroker;
 
 /// What to do with an elicitation.
 #[derive(Debug)]
@@ -68,7 +68,10 @@ fn fallback(ctx: &Ctx, mode: &str, why: &str) -> Decision {
     let (decision, said) = match ctx.options.no_broker {
         NoBroker::Host | NoBroker::Auto if host_can => (Decision::Host, "passing it to the host"),
         NoBroker::Cancel => (Decision::Result(json!({"action": "cancel"})), "answering cancel"),
-        _ => (Decision::Result(json!({"action": "decline"})), "answering decline"),
+        _ => (
+            Decision::Result(json!({"action": "decline"})),
+            "answering decline",
+        ),
     };
     // The user must learn why nothing was shown: stderr reaches the host's
     // log of this server.

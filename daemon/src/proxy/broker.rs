@@ -133,7 +133,10 @@ async fn actor(bus: Option<String>, origin: Arc<Mutex<Origin>>, mut jobs: mpsc::
     }
 }
 
-async fn open(bus: Option<&str>, origin: &Origin) -> Result<(zbus::Connection, ClientSession), elicit_proto::Error> {
+async fn open(
+    bus: Option<&str>,
+    origin: &Origin,
+) -> Result<(zbus::Connection, ClientSession), elicit_proto::Error> {
     let conn = connect(bus).await?;
     let session = ClientSession::open(&conn, origin).await?;
     Ok((conn, session))

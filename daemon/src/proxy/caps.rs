@@ -71,9 +71,7 @@ impl HostCaps {
 /// `elicitation`). Returns whether anything changed, so that an already
 /// complete line can travel byte for byte.
 pub fn merge_elicitation(capabilities: &mut Map<String, Value>) -> bool {
-    let entry = capabilities
-        .entry("elicitation")
-        .or_insert_with(|| json!({}));
+    let entry = capabilities.entry("elicitation").or_insert_with(|| json!({}));
     if !entry.is_object() {
         *entry = json!({});
     }
@@ -98,9 +96,7 @@ pub fn rewrite_initialize(message: &mut Value) -> (HostCaps, bool) {
         return (HostCaps::default(), false);
     };
     let host = HostCaps::from_capabilities(params.get("capabilities"));
-    let caps = params
-        .entry("capabilities")
-        .or_insert_with(|| json!({}));
+    let caps = params.entry("capabilities").or_insert_with(|| json!({}));
     if !caps.is_object() {
         *caps = json!({});
     }
@@ -120,14 +116,9 @@ pub fn modern_meta(message: &Value) -> Option<&Map<String, Value>> {
 /// when the request is not of that era.
 pub fn rewrite_modern(message: &mut Value) -> Option<(HostCaps, bool)> {
     modern_meta(message)?;
-    let meta = message
-        .get_mut("params")?
-        .get_mut("_meta")?
-        .as_object_mut()?;
+    let meta = message.get_mut("params")?.get_mut("_meta")?.as_object_mut()?;
     let host = HostCaps::from_capabilities(meta.get(META_CLIENT_CAPABILITIES));
-    let caps = meta
-        .entry(META_CLIENT_CAPABILITIES)
-        .or_insert_with(|| json!({}));
+    let caps = meta.entry(META_CLIENT_CAPABILITIES).or_insert_with(|| json!({}));
     if !caps.is_object() {
         *caps = json!({});
     }
@@ -144,7 +135,15 @@ mod tests {
         let mut m = json!({"id":1,"method":"initialize","params":{"capabilities":{"roots":{"listChanged":true},"elicitation":{}}}});
         let (host, changed) = rewrite_initialize(&mut m);
         assert!(changed);
-        assert_eq!(host, HostCaps { form: true, url: false, sampling: false, roots: true });
+        assert_eq!(
+            host,
+            HostCaps {
+                form: true,
+                url: false,
+                sampling: false,
+                roots: true
+            }
+        );
         assert_eq!(
             m["params"]["capabilities"],
             json!({"roots":{"listChanged":true},"elicitation":{"form":{},"url":{}}})

@@ -5,12 +5,12 @@
 use elicit_proto::JsonRpcCode;
 use serde_json::{Value, json};
 
+use super::Prefer;
 use super::ask::{self, Decision};
 use super::cancel::Cancel;
 use super::message;
 use super::outbox::Peer;
 use super::state::{Ctx, ServerElicitation};
-use super::Prefer;
 
 /// Handles the server's `elicitation/create` (`line` is the raw line).
 pub fn on_request(ctx: &Ctx, line: Vec<u8>, request: &Value) {

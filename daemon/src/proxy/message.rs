@@ -21,7 +21,9 @@ pub fn kind(message: &Value) -> Kind {
     let Some(object) = message.as_object() else {
         return Kind::Invalid;
     };
-    let has_id = object.get("id").is_some_and(|id| id.is_string() || id.is_number());
+    let has_id = object
+        .get("id")
+        .is_some_and(|id| id.is_string() || id.is_number());
     let has_method = object.get("method").is_some_and(Value::is_string);
     let has_outcome = object.contains_key("result") || object.contains_key("error");
     match (has_method, has_id, has_outcome) {
@@ -90,9 +92,7 @@ pub fn sniff_id(line: &[u8]) -> Option<Value> {
     let text = std::str::from_utf8(line).ok()?;
     let at = text.find("\"id\"")?;
     let rest = text[at + 4..].trim_start().strip_prefix(':')?.trim_start();
-    let end = rest
-        .find(|c: char| c == ',' || c == '}')
-        .unwrap_or(rest.len());
+    let end = rest.find(|c: char| c == ',' || c == '}').unwrap_or(rest.len());
     let candidate = rest[..end].trim();
     match serde_json::from_str::<Value>(candidate).ok()? {
         id @ (Value::String(_) | Value::Number(_)) => Some(id),
@@ -108,7 +108,10 @@ mod tests {
     fn classifies() {
         assert_eq!(kind(&json!({"jsonrpc":"2.0","id":1,"method":"x"})), Kind::Request);
         assert_eq!(kind(&json!({"jsonrpc":"2.0","method":"x"})), Kind::Notification);
-        assert_eq!(kind(&json!({"jsonrpc":"2.0","id":"a","result":{}})), Kind::Response);
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":"a","result":{}})),
+            Kind::Response
+        );
         assert_eq!(kind(&json!({"jsonrpc":"2.0","id":1})), Kind::Invalid);
         assert_eq!(kind(&json!([1])), Kind::Invalid);
         assert_eq!(kind(&json!({"id":null,"method":"x"})), Kind::Invalid);
@@ -116,7 +119,10 @@ mod tests {
 
     #[test]
     fn sniffs_ids_of_broken_lines() {
-        assert_eq!(sniff_id(br#"{"jsonrpc":"2.0","id":7,"method":"x",,}"#), Some(json!(7)));
+        assert_eq!(
+            sniff_id(br#"{"jsonrpc":"2.0","id":7,"method":"x",,}"#),
+            Some(json!(7))
+        );
         assert_eq!(sniff_id(br#"{"id" : "q-1", oops"#), Some(json!("q-1")));
         assert_eq!(sniff_id(b"not json at all"), None);
     }

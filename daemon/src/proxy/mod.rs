@@ -20,6 +20,7 @@ pub mod ask;
 pub mod broker;
 pub mod cancel;
 pub mod caps;
+mod dispatch;
 mod error;
 pub mod framing;
 pub mod keepalive;

@@ -175,7 +175,10 @@ async fn ask_host(ctx: &Ctx, method: &str, params: Value, cancel: &Cancel) -> Re
         Some(result) => Ok(result.clone()),
         None => Err(Stop::Fail(
             JsonRpcCode::INTERNAL_ERROR,
-            format!("the host failed `{method}`: {}", response.get("error").cloned().unwrap_or(Value::Null)),
+            format!(
+                "the host failed `{method}`: {}",
+                response.get("error").cloned().unwrap_or(Value::Null)
+            ),
         )),
     }
 }

@@ -6,11 +6,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use elicit_proto::dbus::Origin;
 use serde_json::Value;
 
+use super::Options;
 use super::broker::Broker;
 use super::cancel::Cancel;
 use super::caps::HostCaps;
 use super::outbox::Outbox;
-use super::Options;
 
 /// A host request the server has not answered yet.
 #[derive(Debug, Clone)]
@@ -75,7 +75,10 @@ impl Ctx {
 
     /// Updates the origin.
     pub fn with_origin(&self, update: impl FnOnce(&mut Origin)) {
-        let mut origin = self.origin.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut origin = self
+            .origin
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         update(&mut origin);
     }
 

@@ -5,6 +5,7 @@ mod check;
 mod control;
 mod input;
 mod policy;
+mod proxy;
 
 use std::process::ExitCode;
 
@@ -38,6 +39,7 @@ enum Command {
     /// Try rules, lint them, and manage remembered choices.
     #[command(subcommand)]
     Policy(policy::Command),
+    Proxy(proxy::Args),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +56,7 @@ fn main() -> ExitCode {
                 Command::History(args) => control::history(args, bus).await,
                 Command::Status => control::status(bus).await,
                 Command::Policy(command) => policy::run(command, bus).await,
+                Command::Proxy(args) => proxy::run(args, bus).await,
             }
         }),
         Err(error) => Err(error.into()),

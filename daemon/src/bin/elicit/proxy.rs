@@ -1,0 +1,77 @@
+//! `elicit proxy -- CMD ARGS…`: the stdio relay in front of an MCP server.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use elicitd::proxy::{self, NoBroker, Options, Prefer};
+
+/// Run an MCP server behind a relay that answers its elicitations through
+/// elicitd; everything else passes through untouched.
+///
+/// Put `elicit proxy --` in front of the server's command wherever the host
+/// starts it. The proxy exits with the server's exit status.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Who answers an elicitation the host declared it can render itself.
+    #[arg(long, value_enum, default_value = "broker")]
+    prefer: PreferArg,
+    /// What elicitations get when elicitd cannot be reached
+    /// [default: the host if it declared elicitation, else decline].
+    #[arg(long, value_enum, value_name = "OUTCOME")]
+    no_broker: Option<NoBrokerArg>,
+    /// Rounds of 2026-07-28 `input_required` one request may take.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    max_rounds: u32,
+    /// Milliseconds between progress notifications while a form is open.
+    #[arg(long, value_name = "MS", default_value_t = 10_000, hide = true)]
+    keepalive_ms: u64,
+    /// The longest JSON-RPC line accepted from either side, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024, hide = true)]
+    max_line_bytes: usize,
+    /// The MCP server's command and its arguments.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum PreferArg {
+    Host,
+    Broker,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum NoBrokerArg {
+    Decline,
+    Cancel,
+    Host,
+}
+
+pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ELICIT_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+    let mut options = Options::new(args.command);
+    options.bus = bus.map(str::to_owned);
+    options.prefer = match args.prefer {
+        PreferArg::Host => Prefer::Host,
+        PreferArg::Broker => Prefer::Broker,
+    };
+    options.no_broker = match args.no_broker {
+        None => NoBroker::Auto,
+        Some(NoBrokerArg::Decline) => NoBroker::Decline,
+        Some(NoBrokerArg::Cancel) => NoBroker::Cancel,
+        Some(NoBrokerArg::Host) => NoBroker::Host,
+    };
+    options.max_rounds = args.max_rounds;
+    options.keepalive = Duration::from_millis(args.keepalive_ms.max(1));
+    options.max_line_bytes = args.max_line_bytes;
+    let code = proxy::run(options).await?;
+    // Exit here rather than return: the runtime would otherwise wait for
+    // the blocking read of our stdin, which a host may keep open after its
+    // server died.
+    std::process::exit(code);
+}

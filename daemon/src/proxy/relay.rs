@@ -1,0 +1,148 @@
+//! The relay: starts the server, pumps both streams, and ends with it.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+
+use elicit_proto::dbus::Origin;
+use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::process::Command;
+use tokio::sync::mpsc;
+
+use super::broker::Broker;
+use super::dispatch;
+use super::framing::LineReader;
+use super::outbox::{Out, Outbox};
+use super::state::{Ctx, State};
+use super::{Options, ProxyError};
+
+/// Runs the proxy until the server exits; returns the server's exit code
+/// (128 + signal when a signal ended it), which the proxy should exit
+/// with.
+pub async fn run(options: Options) -> Result<i32, ProxyError> {
+    let Some(program) = options.command.first().cloned() else {
+        return Err(ProxyError::NoCommand);
+    };
+    let mut child = Command::new(&program)
+        .args(&options.command[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        // Never orphan the server, whatever path leaves this function.
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|source| ProxyError::Spawn {
+            command: program.clone(),
+            source,
+        })?;
+    let (Some(server_in), Some(server_out)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(ProxyError::Io {
+            what: "the server's pipes",
+            source: std::io::Error::other("not captured"),
+        });
+    };
+
+    let origin = Arc::new(Mutex::new(initial_origin(&options.command)));
+    let (broker, broker_task) = Broker::start(options.bus.clone(), origin.clone());
+    let (host_tx, host_rx) = mpsc::unbounded_channel();
+    let (server_tx, server_rx) = mpsc::unbounded_channel();
+    let host_writer = tokio::spawn(write_lines(tokio::io::stdout(), host_rx));
+    let server_writer = tokio::spawn(write_lines(server_in, server_rx));
+    let ctx = Ctx {
+        outbox: Outbox::new(host_tx, server_tx),
+        broker,
+        state: Arc::new(Mutex::new(State::default())),
+        origin,
+        options: Arc::new(options),
+    };
+
+    let cap = ctx.options.max_line_bytes;
+    let mut from_host = LineReader::new(BufReader::new(tokio::io::stdin()), cap);
+    let mut from_server = LineReader::new(BufReader::new(server_out), cap);
+    let mut host_open = true;
+    let grace = tokio::time::sleep(std::time::Duration::MAX);
+    tokio::pin!(grace);
+    let mut killed = false;
+    loop {
+        tokio::select! {
+            frame = from_host.next(), if host_open => match frame {
+                Ok(Some(frame)) => dispatch::from_host(&ctx, frame),
+                Ok(None) | Err(_) => {
+                    // The host is gone: the server learns it by EOF and
+                    // gets a grace period to exit on its own.
+                    host_open = false;
+                    ctx.outbox.close_server();
+                    grace.as_mut().reset(tokio::time::Instant::now() + ctx.options.exit_grace);
+                }
+            },
+            frame = from_server.next() => match frame {
+                Ok(Some(frame)) => dispatch::from_server(&ctx, frame),
+                Ok(None) | Err(_) => break,
+            },
+            () = &mut grace, if !host_open && !killed => {
+                eprintln!("elicit proxy: the server did not exit after its input closed; killing it");
+                killed = true;
+                let _ = child.start_kill();
+            }
+        }
+    }
+
+    // The server closed its output: it is exiting (or killed); reap it.
+    let status = tokio::select! {
+        status = child.wait() => status,
+        () = tokio::time::sleep(ctx.options.exit_grace) => {
+            let _ = child.start_kill();
+            child.wait().await
+        }
+    }
+    .map_err(|source| ProxyError::Io {
+        what: "waiting for the server",
+        source,
+    })?;
+    // Let queued lines reach the host, then close the broker session.
+    drop(ctx);
+    let _ = host_writer.await;
+    server_writer.abort();
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), broker_task).await;
+    Ok(exit_code(status))
+}
+
+fn initial_origin(command: &[String]) -> Origin {
+    // The server's own name arrives with its first result; until then the
+    // program's file name stands in for it.
+    let server = command
+        .first()
+        .and_then(|p| Path::new(p).file_name())
+        .map(|n| n.to_string_lossy().into_owned());
+    Origin {
+        server,
+        command: Some(command.join(" ")),
+        cwd: std::env::current_dir().ok().map(|d| d.display().to_string()),
+        pid: Some(std::process::id()),
+        ..Origin::default()
+    }
+}
+
+fn exit_code(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => code,
+        (None, Some(signal)) => 128 + signal,
+        (None, None) => 1,
+    }
+}
+
+/// Writes each line with its newline, flushing after each so that the
+/// peer sees it at once.
+async fn write_lines(mut sink: impl AsyncWrite + Unpin, mut lines: mpsc::UnboundedReceiver<Out>) {
+    while let Some(out) = lines.recv().await {
+        let Out::Line(mut line) = out else {
+            break;
+        };
+        line.push(b'\n');
+        if sink.write_all(&line).await.is_err() || sink.flush().await.is_err() {
+            break;
+        }
+    }
+    let _ = sink.shutdown().await;
+}
