@@ -179,6 +179,11 @@ impl App {
         if ctrl && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('q')) {
             return Some(Command::Quit);
         }
+        // A plain `q` quits only with nothing on screen, where it cannot be
+        // meant as text or as an answer.
+        if self.entries.is_empty() && self.overlay == Overlay::None && key.code == KeyCode::Char('q') {
+            return Some(Command::Quit);
+        }
         match self.overlay {
             Overlay::Help => {
                 self.overlay = Overlay::None;

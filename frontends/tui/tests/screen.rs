@@ -465,10 +465,20 @@ fn a_withdrawn_form_disappears_with_a_line_saying_why() {
     assert!(text.contains("The form from contacts-server was withdrawn: cancelled by the server."));
     assert!(!text.contains("Enter the new contact's details."));
     assert!(text.contains("Which package?"));
+    assert_eq!(
+        key(&mut app, KeyCode::Char('q')),
+        None,
+        "q is no quit key while a form shows"
+    );
     app.withdraw("2", "client-gone");
     let text = screen(&app);
     assert!(text.contains("withdrawn: the client went away."), "{text}");
     assert!(text.contains("no forms waiting"));
+    assert!(
+        text.lines().last().is_some_and(|l| l.contains("q quit")),
+        "{text}"
+    );
+    assert_eq!(key(&mut app, KeyCode::Char('q')), Some(Command::Quit));
 }
 
 #[test]

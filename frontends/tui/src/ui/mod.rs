@@ -209,7 +209,7 @@ fn status_line(app: &App, theme: Theme) -> Line<'static> {
 
 fn key_bar(app: &App, theme: Theme) -> Line<'static> {
     let keys: &[(&str, &str)] = match app.current().map(|e| &e.body) {
-        None => &[("Ctrl-C", "quit"), ("F1", "help")],
+        None => &[("q", "quit"), ("F1", "help")],
         Some(Body::Form(model)) if model.is_confirmation() => &[
             ("Enter", "accept"),
             ("d", "decline"),

@@ -22,7 +22,10 @@ const HELP: &[(&str, &str)] = &[
     ("Esc", "cancel: dismiss without choosing"),
     ("PgUp, PgDn", "switch between waiting forms"),
     ("F1, ?", "this help (? outside text)"),
-    ("Ctrl-C", "quit; forms go back to the queue"),
+    (
+        "Ctrl-C, q",
+        "quit (q with no form shown); forms go back to the queue",
+    ),
 ];
 
 fn centered(area: Rect, width: u16, height: u16) -> Rect {
