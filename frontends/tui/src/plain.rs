@@ -111,6 +111,9 @@ impl<W: Write> Plain<W> {
     /// Handles one line the user typed; returns what to send, if anything.
     pub fn on_line(&mut self, line: &str) -> io::Result<Option<Command>> {
         let line = line.trim();
+        if line == ":q" || line == ":quit" {
+            return Ok(Some(Command::Quit));
+        }
         let Some((entry, step)) = self.current.as_mut() else {
             writeln!(self.out, "(No form is waiting.)")?;
             return Ok(None);
@@ -130,8 +133,8 @@ impl<W: Write> Plain<W> {
             (":?" | ":help", _) => {
                 writeln!(
                     self.out,
-                    "At any prompt: :d declines, :c cancels. Enter alone keeps the value \
-                     in brackets; - clears it."
+                    "At any prompt: :d declines, :c cancels, :q quits. Enter alone keeps \
+                     the value in brackets; - clears it."
                 )?;
                 None
             }

@@ -124,6 +124,7 @@ fn decline_and_cancel_work_at_any_prompt() {
         panic!(":c cancels");
     };
     assert_eq!((answer.action, answer.content), (ElicitationAction::Cancel, None));
+    assert_eq!(line(&mut plain, ":q"), Some(Command::Quit));
 }
 
 #[test]
