@@ -1,19 +1,20 @@
 //! `--plain`: one question per line on standard input and output, in the
 //! manner of pinentry-tty, for screen readers and dumb terminals.
 
+mod field;
+mod run;
+
 use std::collections::VecDeque;
 use std::io::{self, Write};
-use std::path::Path;
 
-use elicit_form::{FormModel, Input};
-use elicit_proto::{Answer, ElicitationAction, Error, FieldKind};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::sync::mpsc::UnboundedReceiver;
+use elicit_form::FormModel;
+use elicit_proto::{Answer, ElicitationAction, Error};
 
 use crate::app::{Command, action_word};
-use crate::bus::{BusEvent, Link};
-use crate::entry::{Body, Entry, action_name, reason_text};
-use crate::opener;
+use crate::bus::BusEvent;
+use crate::entry::{Body, Entry, reason_text};
+use field::{ask, enter, shown};
+pub use run::run;
 
 /// Where the conversation about the current form is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -322,198 +323,5 @@ impl<W: Write> Plain<W> {
             _ => {}
         }
         self.out.flush()
-    }
-}
-
-/// Asks for field `i`.
-fn ask(out: &mut impl Write, model: &FormModel, i: usize) -> io::Result<()> {
-    let Some(state) = model.field(i) else {
-        return Ok(());
-    };
-    let field = state.field();
-    write!(
-        out,
-        "Field {} of {}: {}",
-        i + 1,
-        model.fields().len(),
-        field.label
-    )?;
-    if field.required {
-        write!(out, " (required)")?;
-    }
-    if let Some(hint) = state.hint() {
-        write!(out, ", {hint}")?;
-    }
-    writeln!(out)?;
-    if let Some(help) = &field.help {
-        writeln!(out, "  {help}")?;
-    }
-    match (&field.kind, state.input()) {
-        (FieldKind::Choice { choices }, _) | (FieldKind::MultiChoice { choices, .. }, _) => {
-            for (n, choice) in choices.iter().enumerate() {
-                writeln!(out, "  {}) {}", n + 1, choice.label)?;
-            }
-            if matches!(field.kind, FieldKind::MultiChoice { .. }) {
-                writeln!(out, "  Type the numbers, separated by spaces or commas.")?;
-            } else {
-                writeln!(out, "  Type a number.")?;
-            }
-        }
-        (FieldKind::Boolean, _) => writeln!(out, "  Type y or n.")?,
-        _ => {}
-    }
-    write!(out, "{} [{}]: ", field.label, shown(state.input(), &field.kind))?;
-    out.flush()
-}
-
-/// Enters `line` into field `i`; returns the next step, or `None` to ask
-/// again (the entry was not understood or the field has an error).
-fn enter(out: &mut impl Write, model: &mut FormModel, i: usize, line: &str) -> io::Result<Option<Step>> {
-    let Some(state) = model.field(i) else {
-        return Ok(Some(Step::Review));
-    };
-    let kind = state.field().kind.clone();
-    let understood = match (line, state.input()) {
-        ("", _) => true,
-        ("-", _) => model.clear(i),
-        (text, Input::Text(_)) => model.set_text(i, text),
-        (text, Input::Toggle(_)) => match text.to_ascii_lowercase().as_str() {
-            "y" | "yes" | "true" | "1" => model.set_toggle(i, Some(true)),
-            "n" | "no" | "false" | "0" => model.set_toggle(i, Some(false)),
-            _ => false,
-        },
-        (text, Input::Choice(_)) => {
-            let choices = match &kind {
-                FieldKind::Choice { choices } => choices.as_slice(),
-                _ => &[],
-            };
-            pick(text, choices).is_some_and(|n| model.select(i, Some(n)))
-        }
-        (text, Input::Multi(_)) => {
-            let choices = match &kind {
-                FieldKind::MultiChoice { choices, .. } => choices.as_slice(),
-                _ => &[],
-            };
-            let picked: Option<Vec<usize>> = text
-                .split([',', ' '])
-                .filter(|t| !t.is_empty())
-                .map(|t| pick(t, choices))
-                .collect();
-            match picked {
-                Some(picked) => {
-                    model.clear(i);
-                    // An empty list is an answer too: mark the field answered.
-                    for n in &picked {
-                        model.toggle_item(i, *n);
-                    }
-                    true
-                }
-                None => false,
-            }
-        }
-    };
-    if !understood {
-        writeln!(out, "! Not understood; type :? for help.")?;
-        return Ok(None);
-    }
-    if let Some(state) = model.field(i)
-        && let Some(error) = state.error()
-    {
-        writeln!(out, "! {} {error}", state.field().label)?;
-        return Ok(None);
-    }
-    model.focus_next();
-    Ok(Some(if i + 1 < model.fields().len() {
-        Step::Field(i + 1)
-    } else {
-        Step::Review
-    }))
-}
-
-/// A choice by number (from 1), value or label.
-fn pick(text: &str, choices: &[elicit_proto::Choice]) -> Option<usize> {
-    if let Ok(n) = text.parse::<usize>() {
-        return (1..=choices.len()).contains(&n).then(|| n - 1);
-    }
-    choices
-        .iter()
-        .position(|c| c.value == text || c.label.eq_ignore_ascii_case(text))
-}
-
-/// A field's current value in words.
-fn shown(input: &Input, kind: &FieldKind) -> String {
-    match (input, kind) {
-        (Input::Text(text), _) => text.text().to_owned(),
-        (Input::Toggle(Some(true)), _) => "yes".into(),
-        (Input::Toggle(Some(false)), _) => "no".into(),
-        (Input::Toggle(None), _) | (Input::Choice(None), _) => String::new(),
-        (Input::Choice(Some(n)), FieldKind::Choice { choices }) => {
-            choices.get(*n).map(|c| c.label.clone()).unwrap_or_default()
-        }
-        (Input::Multi(multi), FieldKind::MultiChoice { choices, .. }) => choices
-            .iter()
-            .zip(&multi.selected)
-            .filter(|(_, on)| **on)
-            .map(|(c, _)| c.label.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        _ => String::new(),
-    }
-}
-
-/// Runs the line-by-line conversation on standard input and output.
-pub async fn run(link: Link, mut inbox: UnboundedReceiver<BusEvent>, opener: &Path) -> io::Result<()> {
-    let mut plain = Plain::new(io::stdout());
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
-    let (answers_tx, mut answers) =
-        tokio::sync::mpsc::unbounded_channel::<(String, ElicitationAction, Result<(), Error>)>();
-    loop {
-        let command = tokio::select! {
-            event = inbox.recv() => match event {
-                Some(event) => {
-                    plain.on_bus(event)?;
-                    None
-                }
-                None => return Ok(()),
-            },
-            line = lines.next_line() => match line? {
-                Some(line) => plain.on_line(&line)?,
-                // End of input: the user is gone.
-                None => return Ok(()),
-            },
-            Some((form, action, result)) = answers.recv() => {
-                plain.on_answered(&form, &action, result)?;
-                None
-            }
-        };
-        let (form, token, answer) = match command {
-            Some(Command::Answer { form, token, answer }) => (form, token, answer),
-            Some(Command::OpenUrl { form, token, url }) => {
-                if let Err(error) = opener::open(opener, &url) {
-                    let why = format!(
-                        "Could not start {}: {error}. Open the address yourself, or decline.",
-                        opener.display()
-                    );
-                    plain.open_failed(&why)?;
-                    continue;
-                }
-                (form, token, Answer::bare(ElicitationAction::Accept))
-            }
-            Some(Command::Quit) => return Ok(()),
-            None => continue,
-        };
-        let link = link.clone();
-        let answers = answers_tx.clone();
-        tokio::spawn(async move {
-            let content = answer
-                .content
-                .as_ref()
-                .map(serde_json::Value::to_string)
-                .unwrap_or_default();
-            let result = link
-                .answer(&form, &token, action_name(&answer.action), &content)
-                .await;
-            let _ = answers.send((form, answer.action, result));
-        });
     }
 }
