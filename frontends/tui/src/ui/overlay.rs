@@ -18,14 +18,11 @@ const HELP: &[(&str, &str)] = &[
     ("y / n", "answer a checkbox yes or no"),
     ("Backspace, Del", "clear a choice or checkbox"),
     ("Enter", "send the answer (URL: open...)"),
-    ("Ctrl-D, d", "decline: say no to the server"),
+    ("Ctrl-D", "decline: say no (d outside text)"),
     ("Esc", "cancel: dismiss without choosing"),
     ("PgUp, PgDn", "switch between waiting forms"),
     ("F1, ?", "this help (? outside text)"),
-    (
-        "Ctrl-C, q",
-        "quit (q with no form shown); forms go back to the queue",
-    ),
+    ("Ctrl-C", "quit (q too, when no form shows)"),
 ];
 
 fn centered(area: Rect, width: u16, height: u16) -> Rect {
