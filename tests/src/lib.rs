@@ -26,10 +26,12 @@ pub const DEADLINE: Duration = Duration::from_secs(20);
 /// any test; they sit beside the `deps` folder this test runs from.
 pub fn binary(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test knows its own path");
-    let dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("tests run from target/<profile>/deps");
+    let mut dir = exe.parent().expect("a binary lives in a folder");
+    // Tests run from target/<profile>/deps, the benchmark from the profile
+    // folder itself.
+    if dir.ends_with("deps") {
+        dir = dir.parent().expect("deps lives in the profile folder");
+    }
     let path = dir.join(name);
     assert!(
         path.exists(),

@@ -3,6 +3,7 @@
 mod ask;
 mod check;
 mod control;
+mod demo;
 mod input;
 mod policy;
 mod proxy;
@@ -39,6 +40,9 @@ enum Command {
     /// Try rules, lint them, and manage remembered choices.
     #[command(subcommand)]
     Policy(policy::Command),
+    /// See elicitd at work: starts a bus, the broker and the terminal UI
+    /// with example forms.
+    Demo(demo::Args),
     Proxy(proxy::Args),
 }
 
@@ -56,6 +60,7 @@ fn main() -> ExitCode {
                 Command::History(args) => control::history(args, bus).await,
                 Command::Status => control::status(bus).await,
                 Command::Policy(command) => policy::run(command, bus).await,
+                Command::Demo(args) => demo::run(args, bus).await,
                 Command::Proxy(args) => proxy::run(args, bus).await,
             }
         }),
