@@ -8,10 +8,12 @@
 mod bus;
 mod daemon;
 mod frontend;
+mod tmux;
 
 pub use bus::PrivateBus;
 pub use daemon::Daemon;
 pub use frontend::{Shown, TestFrontend};
+pub use tmux::Tmux;
 
 use std::future::Future;
 use std::path::PathBuf;

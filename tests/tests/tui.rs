@@ -3,10 +3,10 @@
 //! `tmux send-keys`. Every wait polls the pane (or the process) for a
 //! condition, with a deadline.
 
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use elicit_tests::{Daemon, PrivateBus, binary, eventually, within};
+use elicit_tests::{Daemon, PrivateBus, Tmux, binary, eventually, within};
 use serde_json::{Value, json};
 
 const SCHEMA: &str = r#"{"type": "object", "properties": {
@@ -17,111 +17,6 @@ const SCHEMA: &str = r#"{"type": "object", "properties": {
 }, "required": ["name", "count"]}"#;
 
 const CONFIRM: &str = r#"{"type": "object", "properties": {}}"#;
-
-/// A private tmux server running one program in an 80x24 window.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(command: &str) -> Tmux {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let socket = format!(
-            "elicit-tui-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::SeqCst)
-        );
-        let tmux = Tmux { socket };
-        let status = tmux
-            .command()
-            .args(["new-session", "-d", "-s", "main", "-x", "80", "-y", "24"])
-            .arg(command)
-            .status()
-            .expect("tmux starts (install the tmux package)");
-        assert!(status.success(), "tmux new-session failed");
-        tmux
-    }
-
-    fn command(&self) -> Command {
-        let mut command = Command::new("tmux");
-        command.args(["-L", &self.socket]);
-        command
-    }
-
-    /// Sends key names (`Tab`, `Enter`, `C-d`…).
-    fn keys(&self, keys: &[&str]) {
-        let status = self
-            .command()
-            .args(["send-keys", "-t", "main"])
-            .args(keys)
-            .status()
-            .expect("tmux send-keys");
-        assert!(status.success());
-    }
-
-    /// Types `text` literally.
-    fn type_text(&self, text: &str) {
-        let status = self
-            .command()
-            .args(["send-keys", "-t", "main", "-l", text])
-            .status()
-            .expect("tmux send-keys -l");
-        assert!(status.success());
-    }
-
-    fn capture(&self) -> String {
-        let output = self
-            .command()
-            .args(["capture-pane", "-p", "-t", "main"])
-            .output()
-            .expect("tmux capture-pane");
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    /// Waits until the pane shows `needle`.
-    async fn wait_for(&self, needle: &str) -> String {
-        let what = format!("the pane to show {needle:?}");
-        let mut last = String::new();
-        let found = tokio::time::timeout(elicit_tests::DEADLINE, async {
-            loop {
-                last = self.capture();
-                if last.contains(needle) {
-                    return;
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-            }
-        })
-        .await;
-        assert!(
-            found.is_ok(),
-            "timed out waiting for {what}; the pane shows:\n{last}"
-        );
-        last
-    }
-
-    fn resize(&self, width: u16, height: u16) {
-        let status = self
-            .command()
-            .args([
-                "resize-window",
-                "-t",
-                "main",
-                "-x",
-                &width.to_string(),
-                "-y",
-                &height.to_string(),
-            ])
-            .status()
-            .expect("tmux resize-window");
-        assert!(status.success());
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.command().arg("kill-server").status();
-    }
-}
 
 /// `elicit-tui` (with `extra` arguments and environment) on `bus`, in tmux,
 /// once it has registered.

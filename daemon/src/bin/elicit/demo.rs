@@ -116,18 +116,35 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     if args.plain {
         tui.arg("--plain");
     }
-    let status = tui
-        .status()
-        .await
+    let mut tui = tui
+        .kill_on_drop(true)
+        .spawn()
         .context("cannot start elicit-tui (build it with `cargo build --release`)")?;
+    // A closed terminal (SIGHUP) or a kill (SIGTERM) must still clean up.
+    let status = tokio::select! {
+        status = tui.wait() => Some(status?),
+        () = ended_by_signal() => None,
+    };
     asking.abort();
     println!("demo over; everything it started is stopped");
     drop(started);
-    Ok(if status.success() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+    Ok(match status {
+        Some(status) if status.success() => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
     })
+}
+
+async fn ended_by_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match (signal(SignalKind::hangup()), signal(SignalKind::terminate())) {
+        (Ok(mut hangup), Ok(mut terminate)) => {
+            tokio::select! {
+                _ = hangup.recv() => {}
+                _ = terminate.recv() => {}
+            }
+        }
+        _ => std::future::pending().await,
+    }
 }
 
 /// Starts `dbus-daemon --session` and reads the address it prints once it
