@@ -28,6 +28,9 @@ struct Args {
     /// Config file [default: $XDG_CONFIG_HOME/elicitd/config.toml].
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Write man pages and shell completions into DIR, then exit (packaging).
+    #[arg(long, value_name = "DIR", hide = true)]
+    generate_docs: Option<PathBuf>,
 }
 
 #[tokio::main]
@@ -40,7 +43,11 @@ async fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    match run(Args::parse()).await {
+    let args = Args::parse();
+    if let Some(dir) = &args.generate_docs {
+        return generate_docs(dir);
+    }
+    match run(args).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!("{error:#}");
@@ -96,6 +103,17 @@ async fn run(args: Args) -> anyhow::Result<()> {
     shutdown_signal().await;
     tracing::info!("elicitd stopping");
     Ok(())
+}
+
+/// The hidden `--generate-docs DIR`: man pages and completions for packaging.
+fn generate_docs(dir: &std::path::Path) -> ExitCode {
+    match elicit_proto::docgen::generate(<Args as clap::CommandFactory>::command(), dir) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("elicitd: cannot write to {}: {error}", dir.display());
+            ExitCode::FAILURE
+        }
+    }
 }
 
 async fn watch(broker: Arc<Broker>) {

@@ -11,6 +11,8 @@
 
 mod answer;
 pub mod dbus;
+#[cfg(feature = "docgen")]
+pub mod docgen;
 mod error;
 mod form;
 mod formats;

@@ -37,6 +37,9 @@ pub struct Args {
         default_value = "xdg-open"
     )]
     pub opener: PathBuf,
+    /// Write man pages and shell completions into DIR, then exit (packaging).
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub generate_docs: Option<PathBuf>,
 }
 
 /// Errors that end the program.

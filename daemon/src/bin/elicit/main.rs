@@ -44,10 +44,18 @@ enum Command {
     /// with example forms.
     Demo(demo::Args),
     Proxy(proxy::Args),
+    /// Write man pages and shell completions into DIR (packaging).
+    #[command(hide = true)]
+    GenerateDocs {
+        dir: std::path::PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::GenerateDocs { dir } = &cli.command {
+        return generate_docs(dir);
+    }
     let bus = cli.bus.as_deref();
     let outcome = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime.block_on(async {
@@ -62,6 +70,7 @@ fn main() -> ExitCode {
                 Command::Policy(command) => policy::run(command, bus).await,
                 Command::Demo(args) => demo::run(args, bus).await,
                 Command::Proxy(args) => proxy::run(args, bus).await,
+                Command::GenerateDocs { dir } => Ok(generate_docs(&dir)),
             }
         }),
         Err(error) => Err(error.into()),
@@ -71,6 +80,18 @@ fn main() -> ExitCode {
         Err(error) => {
             eprintln!("elicit: {error:#}");
             ExitCode::from(1)
+        }
+    }
+}
+
+/// The hidden `elicit generate-docs DIR`: man pages and completions for
+/// packaging.
+fn generate_docs(dir: &std::path::Path) -> ExitCode {
+    match elicit_proto::docgen::generate(<Cli as clap::CommandFactory>::command(), dir) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("elicit: cannot write to {}: {error}", dir.display());
+            ExitCode::from(2)
         }
     }
 }
