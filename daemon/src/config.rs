@@ -171,6 +171,30 @@ mod tests {
         assert!(error.contains("forms-per-sesion"), "{error}");
     }
 
+    /// The shipped `packaging/config.toml` must parse, and say the truth:
+    /// as shipped (all commented) and with every setting uncommented, it is
+    /// the defaults.
+    #[test]
+    fn shipped_example_is_the_defaults() {
+        let text = include_str!("../../packaging/config.toml");
+        let as_shipped: Config = toml::from_str(text).expect("shipped config parses");
+        assert_eq!(as_shipped, Config::default());
+        // `#key = value` and `#[section]` are settings; `# text` is prose.
+        let uncommented: String = text
+            .lines()
+            .map(|line| match line.strip_prefix('#') {
+                Some(setting) if !setting.starts_with([' ', '#']) && !setting.is_empty() => setting,
+                _ => line,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut every_setting: Config = toml::from_str(&uncommented).expect("settings parse");
+        // The example names the standard rules directories to show the
+        // syntax; unset is what the default means.
+        every_setting.policy.rules_dirs = None;
+        assert_eq!(every_setting, Config::default(), "{uncommented}");
+    }
+
     #[test]
     fn values_are_read() {
         let dir = tempfile::tempdir().expect("temp dir");
