@@ -18,6 +18,12 @@ impl PrivateBus {
     /// users may connect (the tests check that the broker refuses them),
     /// and `extra` is spliced into the config (for activation tests).
     pub fn start_with(extra: &str) -> PrivateBus {
+        PrivateBus::start_with_env(extra, &[])
+    }
+
+    /// [`PrivateBus::start_with`], with `env` added to the bus daemon's
+    /// environment, which it passes on to the services it activates.
+    pub fn start_with_env(extra: &str, env: &[(&str, &std::path::Path)]) -> PrivateBus {
         let dir = tempfile::Builder::new()
             .prefix("elicit-bus")
             .tempdir()
@@ -51,6 +57,7 @@ impl PrivateBus {
             .arg(format!("--config-file={}", config.display()))
             .arg("--nofork")
             .arg("--print-address")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
