@@ -92,7 +92,7 @@ pub fn sniff_id(line: &[u8]) -> Option<Value> {
     let text = std::str::from_utf8(line).ok()?;
     let at = text.find("\"id\"")?;
     let rest = text[at + 4..].trim_start().strip_prefix(':')?.trim_start();
-    let end = rest.find(|c: char| c == ',' || c == '}').unwrap_or(rest.len());
+    let end = rest.find([',', '}']).unwrap_or(rest.len());
     let candidate = rest[..end].trim();
     match serde_json::from_str::<Value>(candidate).ok()? {
         id @ (Value::String(_) | Value::Number(_)) => Some(id),

@@ -78,6 +78,11 @@ impl Outbox {
         let _ = self.server.send(Out::Close);
     }
 
+    /// Stops the host writer after the lines queued so far.
+    pub fn close_host(&self) {
+        let _ = self.host.send(Out::Close);
+    }
+
     /// A fresh id for a request of the proxy's own.
     pub fn fresh_id(&self) -> Value {
         let n = self.next.fetch_add(1, Ordering::Relaxed);

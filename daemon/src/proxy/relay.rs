@@ -16,6 +16,9 @@ use super::outbox::{Out, Outbox};
 use super::state::{Ctx, State};
 use super::{Options, ProxyError};
 
+/// How long shutdown waits for the host writer and the broker session.
+const SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Runs the proxy until the server exits; returns the server's exit code
 /// (128 + signal when a signal ended it), which the proxy should exit
 /// with.
@@ -99,11 +102,18 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
         what: "waiting for the server",
         source,
     })?;
-    // Let queued lines reach the host, then close the broker session.
-    drop(ctx);
-    let _ = host_writer.await;
+    // Withdraw every open form: nobody is left to receive its answer.
+    ctx.cancel_everything();
+    // Let queued lines reach the host (tasks may still hold the outbox, so
+    // the writer is told to stop rather than waiting for them).
+    ctx.outbox.close_host();
+    let _ = tokio::time::timeout(SHUTDOWN, host_writer).await;
     server_writer.abort();
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), broker_task).await;
+    drop(ctx);
+    // The session closes when the actor's last handle goes; a task still
+    // winding down may hold one, and then the bus connection closing at
+    // exit ends the session instead.
+    let _ = tokio::time::timeout(SHUTDOWN, broker_task).await;
     Ok(exit_code(status))
 }
 

@@ -82,6 +82,17 @@ impl Ctx {
         update(&mut origin);
     }
 
+    /// Fires every cancellation flag: forms still open are withdrawn.
+    pub fn cancel_everything(&self) {
+        let state = self.state();
+        for request in state.host_requests.values() {
+            request.cancel.cancel();
+        }
+        for elicitation in state.server_elicitations.values() {
+            elicitation.cancel.cancel();
+        }
+    }
+
     /// The progress tokens of every host request still open.
     pub fn open_progress_tokens(&self) -> Vec<Value> {
         self.state()

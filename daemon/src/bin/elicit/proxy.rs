@@ -28,6 +28,10 @@ pub struct Args {
     /// The longest JSON-RPC line accepted from either side, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024, hide = true)]
     max_line_bytes: usize,
+    /// Milliseconds the server may take to exit after the host closed
+    /// its input, before it is killed.
+    #[arg(long, value_name = "MS", default_value_t = 5_000, hide = true)]
+    exit_grace_ms: u64,
     /// The MCP server's command and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
     command: Vec<String>,
@@ -69,6 +73,7 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     options.max_rounds = args.max_rounds;
     options.keepalive = Duration::from_millis(args.keepalive_ms.max(1));
     options.max_line_bytes = args.max_line_bytes;
+    options.exit_grace = Duration::from_millis(args.exit_grace_ms);
     let code = proxy::run(options).await?;
     // Exit here rather than return: the runtime would otherwise wait for
     // the blocking read of our stdin, which a host may keep open after its

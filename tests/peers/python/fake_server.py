@@ -1,0 +1,78 @@
+"""A scripted, misbehaving MCP server (standard library only).
+
+It exercises the proxy where no real SDK misbehaves on purpose: malformed
+lines, an out-of-subset schema, its own cancellation, dying mid-form,
+oversized lines, and ignoring EOF (`--stubborn`). Every response it
+receives is echoed to the host as a `test/got` notification, so that a test
+sees what the proxy answered the server.
+"""
+
+import json
+import sys
+import time
+
+STUBBORN = "--stubborn" in sys.argv
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def raw(text):
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+GOOD_FORM = {
+    "message": "Your name?",
+    "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+}
+BAD_FORM = {
+    "message": "Nested!",
+    "requestedSchema": {
+        "type": "object",
+        "properties": {"address": {"type": "object", "properties": {"street": {"type": "string"}}}},
+    },
+}
+
+
+def on_call(request):
+    name = request["params"]["name"]
+    rid = request["id"]
+    if name == "malformed":
+        raw("this is not json")
+        raw('{"jsonrpc":"2.0","id":"srv-bad","bogus":true}')
+        raw('{"jsonrpc":"2.0","id":"srv-broken","method":')
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
+    elif name == "bad_form":
+        send({"jsonrpc": "2.0", "id": "e-bad", "method": "elicitation/create", "params": BAD_FORM})
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
+    elif name == "ask":
+        send({"jsonrpc": "2.0", "id": "e-" + str(rid), "method": "elicitation/create", "params": GOOD_FORM})
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
+    elif name == "cancel":
+        target = request["params"]["arguments"]["id"]
+        send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": target}})
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
+    elif name == "huge":
+        raw('{"jsonrpc":"2.0","method":"test/huge","params":{"pad":"' + "x" * 5000 + '"}}')
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
+    elif name == "die":
+        sys.exit(3)
+
+
+for line in sys.stdin:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        continue
+    if "method" not in message:
+        send({"jsonrpc": "2.0", "method": "test/got", "params": {"line": message}})
+    elif message.get("method") == "ping" and "id" in message:
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
+    elif message.get("method") == "tools/call":
+        on_call(message)
+
+while STUBBORN:
+    time.sleep(3600)

@@ -1,0 +1,749 @@
+//! `elicit proxy` end to end: a private bus, the real `elicitd`, the real
+//! `elicit proxy` binary, real MCP servers (`server-everything` from npm,
+//! a server of ours on the Python `mcp` package, and a scripted
+//! misbehaving one), and a scripted front-end answering as the human.
+//!
+//! The host side is this test writing JSON-RPC lines: that keeps one
+//! harness, lets every test see exactly the bytes a host would get, and
+//! covers the 2026-07-28 era without depending on a host SDK's choices.
+//!
+//! The peers are installed by `tests/peers/INSTALL.sh`; a test whose peer
+//! is missing says so loudly and returns.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use elicit_tests::{Daemon, PrivateBus, TestFrontend, binary, within};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+const V2025: &str = "2025-11-25";
+const V2026: &str = "2026-07-28";
+
+fn peers() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("peers")
+}
+
+/// `node …/server-everything/dist/index.js stdio`, when installed.
+fn everything() -> Option<Vec<String>> {
+    let script = peers().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    if !script.exists() {
+        eprintln!(
+            "\n!!! SKIPPED: @modelcontextprotocol/server-everything is not installed; run tests/peers/INSTALL.sh !!!\n"
+        );
+        return None;
+    }
+    Some(vec!["node".into(), script.display().to_string(), "stdio".into()])
+}
+
+/// A Python script of tests/peers/python, when the `mcp` package is there.
+fn python(script: &str) -> Option<Vec<String>> {
+    if !peers().join("python/site/mcp").exists() {
+        eprintln!(
+            "\n!!! SKIPPED: the Python `mcp` package is not installed; run tests/peers/INSTALL.sh !!!\n"
+        );
+        return None;
+    }
+    Some(vec![
+        "python3".into(),
+        peers().join("python").join(script).display().to_string(),
+    ])
+}
+
+/// The scripted server needs only Python's standard library.
+fn fake(extra: &[&str]) -> Vec<String> {
+    let mut command = vec![
+        "python3".to_owned(),
+        peers().join("python/fake_server.py").display().to_string(),
+    ];
+    command.extend(extra.iter().map(|s| s.to_string()));
+    command
+}
+
+/// A host's view of a process speaking MCP on stdio.
+struct Host {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Lines<BufReader<ChildStdout>>,
+}
+
+impl Host {
+    /// `elicit --bus BUS proxy FLAGS -- COMMAND`.
+    fn proxy(bus: &str, flags: &[&str], command: &[String]) -> Host {
+        let mut cmd = Command::new(binary("elicit"));
+        cmd.arg("--bus")
+            .arg(bus)
+            .arg("proxy")
+            .args(flags)
+            .arg("--")
+            .args(command);
+        Host::spawn(cmd)
+    }
+
+    /// The server alone, as a host without the proxy sees it.
+    fn direct(command: &[String]) -> Host {
+        let mut cmd = Command::new(&command[0]);
+        cmd.args(&command[1..]);
+        Host::spawn(cmd)
+    }
+
+    fn spawn(mut cmd: Command) -> Host {
+        cmd.env("PYTHONPATH", peers().join("python/site"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().expect("start the process");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout");
+        Host {
+            child,
+            stdin,
+            lines: BufReader::new(stdout).lines(),
+        }
+    }
+
+    async fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).await.expect("write");
+        stdin.write_all(b"\n").await.expect("write");
+        stdin.flush().await.expect("flush");
+    }
+
+    async fn send(&mut self, message: Value) {
+        self.send_raw(&message.to_string()).await;
+    }
+
+    /// The next line, raw.
+    async fn recv_raw(&mut self) -> String {
+        within("a line from the server side", self.lines.next_line())
+            .await
+            .expect("read")
+            .expect("the proxy closed its output")
+    }
+
+    async fn recv(&mut self) -> Value {
+        let line = self.recv_raw().await;
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// Reads until the response to `id`, returning it and what came before.
+    async fn response(&mut self, id: Value) -> (Value, Vec<Value>) {
+        let mut before = Vec::new();
+        loop {
+            let message = self.recv().await;
+            if message.get("id") == Some(&id) && message.get("method").is_none() {
+                return (message, before);
+            }
+            before.push(message);
+        }
+    }
+
+    /// Sends a request and waits for its response.
+    async fn call(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        self.response(json!(id)).await.0
+    }
+
+    /// The 2025 handshake with `capabilities`.
+    async fn initialize(&mut self, capabilities: Value) -> Value {
+        let result = self
+            .call(
+                0,
+                "initialize",
+                json!({"protocolVersion": V2025, "capabilities": capabilities,
+                       "clientInfo": {"name": "proxy-test-host", "version": "9.9"}}),
+            )
+            .await;
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        result
+    }
+
+    fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    async fn exit_code(&mut self) -> Option<i32> {
+        within("the proxy to exit", self.child.wait())
+            .await
+            .expect("wait")
+            .code()
+    }
+}
+
+/// `_meta` of a 2026-07-28 request that declares no capability at all.
+fn meta2026(extra: Value) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": V2026,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "modern-host", "version": "1"},
+    });
+    if let (Some(m), Some(e)) = (meta.as_object_mut(), extra.as_object()) {
+        m.extend(e.clone());
+    }
+    meta
+}
+
+fn tool_names(list: &Value) -> Vec<String> {
+    list["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+fn text_of(response: &Value) -> String {
+    response["result"]["content"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|i| i["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+async fn system() -> (PrivateBus, Daemon, TestFrontend) {
+    let bus = PrivateBus::start();
+    let daemon = Daemon::start(&bus, "").await;
+    let frontend = TestFrontend::register(&bus, "script", 0).await;
+    (bus, daemon, frontend)
+}
+
+// ---------------------------------------------------------------- everything
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_elicitation_tools_appear_only_through_the_proxy() {
+    let Some(server) = everything() else { return };
+    let (bus, _daemon, _frontend) = system().await;
+    let mut direct = Host::direct(&server);
+    direct.initialize(json!({})).await;
+    let names = tool_names(&direct.call(1, "tools/list", json!({})).await);
+    assert!(!names.iter().any(|n| n.contains("elicitation")), "{names:?}");
+
+    let mut host = Host::proxy(bus.address(), &[], &server);
+    host.initialize(json!({})).await;
+    let names = tool_names(&host.call(1, "tools/list", json!({})).await);
+    assert!(
+        names.contains(&"trigger-elicitation-request".to_owned()),
+        "{names:?}"
+    );
+    assert!(names.contains(&"trigger-url-elicitation".to_owned()), "{names:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_form_accept_decline_cancel_and_invalid_answer() {
+    let Some(server) = everything() else { return };
+    let (bus, _daemon, mut frontend) = system().await;
+    let mut host = Host::proxy(bus.address(), &[], &server);
+    host.initialize(json!({})).await;
+    let call = json!({"name": "trigger-elicitation-request", "arguments": {}});
+
+    host.send(json!({"jsonrpc":"2.0","id":10,"method":"tools/call","params":call}))
+        .await;
+    let shown = frontend.next_show().await;
+    let properties = shown.request["requestedSchema"]["properties"]
+        .as_object()
+        .expect("properties");
+    assert!(properties.len() >= 12, "every field kind arrives: {properties:?}");
+    assert_eq!(shown.server.as_deref(), Some("mcp-servers/everything"));
+    // An invalid answer goes back to the front-end, never to the server.
+    let refused = frontend
+        .answer(&shown, "accept", json!({"name": "Ada", "integer": 500}))
+        .await;
+    assert!(
+        matches!(refused, Err(elicit_proto::Error::InvalidAnswer(_))),
+        "{refused:?}"
+    );
+    frontend
+        .answer(
+            &shown,
+            "accept",
+            json!({"name": "Ada Lovelace", "check": true, "integer": 7, "untitledMultipleSelectEnum": ["Piano"]}),
+        )
+        .await
+        .expect("accept");
+    let (result, _) = host.response(json!(10)).await;
+    let text = text_of(&result);
+    assert!(text.contains("User provided the requested information"), "{text}");
+    assert!(
+        text.contains("- Name: Ada Lovelace") && text.contains("Favorite Integer: 7"),
+        "{text}"
+    );
+    assert!(!text.contains("500"));
+
+    for (id, action, expected) in [(11, "decline", "declined"), (12, "cancel", "cancelled")] {
+        host.send(json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":call}))
+            .await;
+        let shown = frontend.next_show().await;
+        frontend
+            .answer(&shown, action, Value::Null)
+            .await
+            .expect("answer");
+        let (result, _) = host.response(json!(id)).await;
+        assert!(text_of(&result).contains(expected), "{result}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_url_mode_on_the_request_and_the_error_path() {
+    let Some(server) = everything() else { return };
+    let (bus, _daemon, mut frontend) = system().await;
+    let mut host = Host::proxy(bus.address(), &[], &server);
+    host.initialize(json!({})).await;
+
+    let args = json!({"url": "https://example.com/consent", "elicitationId": "el-1"});
+    host.send(json!({"jsonrpc":"2.0","id":20,"method":"tools/call",
+                     "params":{"name":"trigger-url-elicitation","arguments":args}}))
+        .await;
+    let shown = frontend.next_show().await;
+    assert_eq!(shown.request["mode"], "url");
+    assert_eq!(shown.request["url"], "https://example.com/consent");
+    frontend
+        .answer(&shown, "accept", Value::Null)
+        .await
+        .expect("consent");
+    let (result, _) = host.response(json!(20)).await;
+    assert!(
+        text_of(&result).contains("completed the URL elicitation"),
+        "{result}"
+    );
+
+    // The error path: the prerequisite URL is shown, then the error
+    // reaches the host, whose retry passes through.
+    let args = json!({"url": "https://example.com/authz", "errorPath": true});
+    let call = json!({"name":"trigger-url-elicitation","arguments":args});
+    host.send(json!({"jsonrpc":"2.0","id":21,"method":"tools/call","params":call}))
+        .await;
+    let shown = frontend.next_show().await;
+    assert_eq!(shown.request["url"], "https://modelcontextprotocol.io");
+    frontend
+        .answer(&shown, "accept", Value::Null)
+        .await
+        .expect("consent");
+    let (error, _) = host.response(json!(21)).await;
+    assert_eq!(error["error"]["code"], -32042, "{error}");
+    host.send(json!({"jsonrpc":"2.0","id":22,"method":"tools/call","params":call}))
+        .await;
+    let shown = frontend.next_show().await;
+    assert_eq!(shown.request["url"], "https://example.com/authz");
+    frontend
+        .answer(&shown, "decline", Value::Null)
+        .await
+        .expect("decline");
+    let (result, _) = host.response(json!(22)).await;
+    assert!(text_of(&result).contains("declined to open the URL"), "{result}");
+}
+
+/// Ordinary traffic through the proxy is byte for byte what the server
+/// says directly (the host declares elicitation itself, so that nothing
+/// needs rewriting and the server behaves the same both ways).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_ordinary_traffic_is_byte_exact() {
+    let Some(server) = everything() else { return };
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let big = "é≈x".repeat(200_000);
+    let script: Vec<Value> = [
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":V2025,
+            "capabilities":{"elicitation":{"form":{},"url":{}},"roots":{}},"clientInfo":{"name":"h","version":"1"}}}),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+        json!({"jsonrpc":"2.0","id":"two","method":"tools/call","params":{"name":"echo","arguments":{"message":big}}}),
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get-sum","arguments":{"a":1.5,"b":1e3}}}),
+        json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get-tiny-image","arguments":{}}}),
+        json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get-structured-content","arguments":{"location":"New York"}}}),
+        json!({"jsonrpc":"2.0","id":6,"method":"resources/list"}),
+        json!({"jsonrpc":"2.0","id":7,"method":"prompts/list"}),
+        json!({"jsonrpc":"2.0","id":8,"method":"ping"}),
+        json!({"jsonrpc":"2.0","id":9,"method":"no/such/method"}),
+    ]
+    .into();
+    async fn transcript(host: &mut Host, script: &[Value]) -> Vec<String> {
+        let mut out = Vec::new();
+        for message in script {
+            host.send(message.clone()).await;
+            let Some(id) = message.get("id") else { continue };
+            loop {
+                let line = host.recv_raw().await;
+                let parsed: Value = serde_json::from_str(&line).expect("JSON");
+                out.push(line);
+                if parsed.get("id") == Some(id) && parsed.get("method").is_none() {
+                    break;
+                }
+            }
+        }
+        out
+    }
+    let direct = transcript(&mut Host::direct(&server), &script).await;
+    let proxied = transcript(&mut Host::proxy(bus.address(), &[], &server), &script).await;
+    assert!(direct.iter().map(String::len).sum::<usize>() > 1_000_000);
+    assert_eq!(direct.len(), proxied.len());
+    for (d, p) in direct.iter().zip(&proxied) {
+        assert!(
+            d == p,
+            "a line differs:\n direct: {:.300}\n proxy:  {:.300}",
+            d,
+            p
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_host_disconnect_mid_form_withdraws_it_and_ends_the_server() {
+    let Some(server) = everything() else { return };
+    let (bus, _daemon, mut frontend) = system().await;
+    let mut host = Host::proxy(bus.address(), &[], &server);
+    host.initialize(json!({})).await;
+    host.send(json!({"jsonrpc":"2.0","id":10,"method":"tools/call",
+                     "params":{"name":"trigger-elicitation-request","arguments":{}}}))
+        .await;
+    let shown = frontend.next_show().await;
+    host.close_stdin();
+    let (form, _reason) = frontend.next_withdraw().await;
+    assert_eq!(form, shown.form);
+    host.exit_code().await;
+}
+
+// ---------------------------------------------------------------- python mcp
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_legacy_accept_decline_cancel_with_no_host_callback() {
+    let Some(server) = python("elicit_server.py") else {
+        return;
+    };
+    let (bus, _daemon, mut frontend) = system().await;
+    let mut host = Host::proxy(bus.address(), &[], &server);
+    host.initialize(json!({})).await;
+
+    host.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book","arguments":{}}}))
+        .await;
+    let shown = frontend.next_show().await;
+    assert_eq!(shown.server.as_deref(), Some("elicit-test-server"));
+    frontend
+        .answer(&shown, "accept", json!({"seat": "12A", "count": 2}))
+        .await
+        .expect("accept");
+    let (result, before) = host.response(json!(1)).await;
+    assert!(text_of(&result).contains("booked 2 x 12A"), "{result}");
+    assert!(
+        before.iter().all(|m| m["method"] != "elicitation/create"),
+        "the host never sees the elicitation"
+    );
+
+    host.send(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"book","arguments":{}}}))
+        .await;
+    let shown = frontend.next_show().await;
+    frontend
+        .answer(&shown, "decline", Value::Null)
+        .await
+        .expect("decline");
+    let (result, _) = host.response(json!(2)).await;
+    assert!(text_of(&result).contains("not booked: decline"), "{result}");
+
+    host.send(
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"legacy_ask","arguments":{}}}),
+    )
+    .await;
+    let shown = frontend.next_show().await;
+    frontend
+        .answer(&shown, "cancel", Value::Null)
+        .await
+        .expect("cancel");
+    let (result, _) = host.response(json!(3)).await;
+    assert!(text_of(&result).contains("no answer: cancel"), "{result}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_2026_rounds_accept_decline_and_several_rounds() {
+    let Some(server) = python("elicit_server.py") else {
+        return;
+    };
+    let (bus, _daemon, mut frontend) = system().await;
+    let mut host = Host::proxy(bus.address(), &[], &server);
+
+    host.send(json!({"jsonrpc":"2.0","id":"a","method":"tools/call",
+        "params":{"name":"book","arguments":{},"_meta":meta2026(json!({}))}}))
+        .await;
+    let shown = frontend.next_show().await;
+    assert_eq!(shown.request["message"], "Which seat, and how many?");
+    frontend
+        .answer(&shown, "accept", json!({"seat": "3C", "count": 1}))
+        .await
+        .expect("accept");
+    let (result, before) = host.response(json!("a")).await;
+    assert!(
+        before.is_empty(),
+        "only the final result reaches the host: {before:?}"
+    );
+    assert_ne!(result["result"]["resultType"], "input_required");
+    assert!(text_of(&result).contains("booked 1 x 3C"), "{result}");
+
+    host.send(json!({"jsonrpc":"2.0","id":"b","method":"tools/call",
+        "params":{"name":"book","arguments":{},"_meta":meta2026(json!({}))}}))
+        .await;
+    let shown = frontend.next_show().await;
+    frontend
+        .answer(&shown, "decline", Value::Null)
+        .await
+        .expect("decline");
+    let (result, _) = host.response(json!("b")).await;
+    assert!(text_of(&result).contains("not booked: decline"), "{result}");
+
+    host.send(json!({"jsonrpc":"2.0","id":"c","method":"tools/call",
+        "params":{"name":"two_step","arguments":{},"_meta":meta2026(json!({}))}}))
+        .await;
+    let seat = frontend.next_show().await;
+    frontend
+        .answer(&seat, "accept", json!({"seat": "7F", "count": 1}))
+        .await
+        .expect("seat");
+    let meal = frontend.next_show().await;
+    assert_eq!(meal.request["message"], "A meal for seat 7F?");
+    frontend
+        .answer(&meal, "accept", json!({"meal": "soup"}))
+        .await
+        .expect("meal");
+    let (result, _) = host.response(json!("c")).await;
+    assert!(text_of(&result).contains("seat 7F with soup"), "{result}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_2026_progress_cancel_max_rounds_and_tampered_state() {
+    let Some(server) = python("elicit_server.py") else {
+        return;
+    };
+    let (bus, _daemon, mut frontend) = system().await;
+    let mut host = Host::proxy(
+        bus.address(),
+        &["--max-rounds", "1", "--keepalive-ms", "100"],
+        &server,
+    );
+
+    // Progress keeps the host's request alive while the form is open.
+    host.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+        "params":{"name":"book","arguments":{},"_meta":meta2026(json!({"progressToken":"tok"}))}}))
+        .await;
+    let shown = frontend.next_show().await;
+    let progress = host.recv().await;
+    assert_eq!(progress["method"], "notifications/progress");
+    assert_eq!(progress["params"]["progressToken"], "tok");
+    frontend
+        .answer(&shown, "accept", json!({"seat": "1A", "count": 3}))
+        .await
+        .expect("accept");
+    let (result, _) = host.response(json!(1)).await;
+    assert!(text_of(&result).contains("booked 3 x 1A"), "{result}");
+
+    // The host cancels: the form is withdrawn and the host gets nothing.
+    host.send(json!({"jsonrpc":"2.0","id":2,"method":"tools/call",
+        "params":{"name":"book","arguments":{},"_meta":meta2026(json!({}))}}))
+        .await;
+    let shown = frontend.next_show().await;
+    host.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}))
+        .await;
+    let (form, _) = frontend.next_withdraw().await;
+    assert_eq!(form, shown.form);
+    host.send(json!({"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":meta2026(json!({}))}}))
+        .await;
+    let (_, before) = host.response(json!(3)).await;
+    assert!(
+        before.iter().all(|m| m.get("id") != Some(&json!(2))),
+        "{before:?}"
+    );
+
+    // Two rounds with --max-rounds 1: a clear error, not a hang.
+    host.send(json!({"jsonrpc":"2.0","id":4,"method":"tools/call",
+        "params":{"name":"two_step","arguments":{},"_meta":meta2026(json!({}))}}))
+        .await;
+    let seat = frontend.next_show().await;
+    frontend
+        .answer(&seat, "accept", json!({"seat": "2B", "count": 1}))
+        .await
+        .expect("seat");
+    let (error, _) = host.response(json!(4)).await;
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("more than 1"),
+        "{error}"
+    );
+
+    // A host that drives its own retry with a forged requestState: the
+    // proxy passes it through and the server's refusal reaches the host.
+    host.send(json!({"jsonrpc":"2.0","id":5,"method":"tools/call",
+        "params":{"name":"book","arguments":{},"_meta":meta2026(json!({})),
+                  "inputResponses":{"__main__:ask_seat":{"action":"accept","content":{"seat":"X","count":1}}},
+                  "requestState":"v1.forged"}}))
+        .await;
+    let (refused, _) = host.response(json!(5)).await;
+    assert!(
+        refused.get("error").is_some(),
+        "a forged requestState is refused: {refused}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_without_a_broker_declines_or_passes_to_the_host() {
+    let Some(server) = python("elicit_server.py") else {
+        return;
+    };
+    // A bus without elicitd on it.
+    let bus = PrivateBus::start();
+    let mut host = Host::proxy(bus.address(), &["--no-broker", "decline"], &server);
+    host.initialize(json!({})).await;
+    host.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book","arguments":{}}}))
+        .await;
+    let (result, _) = host.response(json!(1)).await;
+    assert!(text_of(&result).contains("not booked: decline"), "{result}");
+
+    // The default: a host that declared elicitation answers it itself.
+    let mut host = Host::proxy(bus.address(), &[], &server);
+    host.initialize(json!({"elicitation": {}})).await;
+    host.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book","arguments":{}}}))
+        .await;
+    let request = host.recv().await;
+    assert_eq!(request["method"], "elicitation/create");
+    host.send(json!({"jsonrpc":"2.0","id":request["id"],"result":{"action":"accept","content":{"seat":"H","count":4}}}))
+        .await;
+    let (result, _) = host.response(json!(1)).await;
+    assert!(text_of(&result).contains("booked 4 x H"), "{result}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_answer_survives_a_daemon_restart_mid_form() {
+    let Some(server) = python("elicit_server.py") else {
+        return;
+    };
+    let (bus, mut daemon, mut frontend) = system().await;
+    let mut host = Host::proxy(bus.address(), &[], &server);
+    host.initialize(json!({})).await;
+    host.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book","arguments":{}}}))
+        .await;
+    let shown = frontend.next_show().await;
+    daemon.restart().await;
+    drop(frontend);
+    let mut frontend = TestFrontend::register(&bus, "script-again", 0).await;
+    let again = frontend.next_show().await;
+    assert_eq!(again.request["message"], shown.request["message"]);
+    frontend
+        .answer(&again, "accept", json!({"seat": "9Z", "count": 1}))
+        .await
+        .expect("accept");
+    let (result, _) = host.response(json!(1)).await;
+    assert!(text_of(&result).contains("booked 1 x 9Z"), "{result}");
+}
+
+// ---------------------------------------------------------------- misbehaviour
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_lines_from_either_side_are_answered_not_fatal() {
+    let bus = PrivateBus::start();
+    let mut host = Host::proxy(bus.address(), &["--max-line-bytes", "2000"], &fake(&[]));
+    // From the host.
+    host.send_raw("this is not json").await;
+    host.send_raw(r#"{"jsonrpc":"2.0","id":77,"method":"#).await;
+    let reply = host.recv().await;
+    assert_eq!(
+        reply,
+        json!({"jsonrpc":"2.0","id":77,"error":{"code":-32700,"message":reply["error"]["message"]}})
+    );
+    host.send_raw(r#"{"jsonrpc":"2.0","id":78}"#).await;
+    assert_eq!(host.recv().await["error"]["code"], -32600);
+    host.send_raw(&format!(
+        r#"{{"jsonrpc":"2.0","id":79,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "y".repeat(3000)
+    ))
+    .await;
+    assert_eq!(host.call(80, "ping", json!({})).await["result"], json!({}));
+
+    // From the server: garbage, an invalid message with an id, a broken
+    // line with an id, an oversized line. The server gets the errors.
+    host.send(json!({"jsonrpc":"2.0","id":81,"method":"tools/call","params":{"name":"malformed"}}))
+        .await;
+    let (_, before) = host.response(json!(81)).await;
+    assert!(
+        before.is_empty(),
+        "nothing malformed reaches the host: {before:?}"
+    );
+    let mut got = Vec::new();
+    for _ in 0..2 {
+        let note = host.recv().await;
+        assert_eq!(note["method"], "test/got");
+        got.push(note["params"]["line"].clone());
+    }
+    assert!(
+        got.iter()
+            .any(|l| l["id"] == "srv-bad" && l["error"]["code"] == -32600),
+        "{got:?}"
+    );
+    assert!(
+        got.iter()
+            .any(|l| l["id"] == "srv-broken" && l["error"]["code"] == -32700),
+        "{got:?}"
+    );
+    host.send(json!({"jsonrpc":"2.0","id":82,"method":"tools/call","params":{"name":"huge"}}))
+        .await;
+    let (_, before) = host.response(json!(82)).await;
+    assert!(before.is_empty(), "the oversized line was dropped: {before:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_outside_the_subset_is_refused_at_once() {
+    let (bus, _daemon, mut frontend) = system().await;
+    let mut host = Host::proxy(bus.address(), &[], &fake(&[]));
+    host.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bad_form"}}))
+        .await;
+    let note = loop {
+        let m = host.recv().await;
+        if m["method"] == "test/got" {
+            break m;
+        }
+    };
+    assert_eq!(note["params"]["line"]["id"], "e-bad");
+    assert_eq!(note["params"]["line"]["error"]["code"], -32602);
+    assert!(frontend.is_idle(), "the user never saw it");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_cancels_a_form_and_dies_mid_form() {
+    let (bus, _daemon, mut frontend) = system().await;
+    let mut host = Host::proxy(bus.address(), &[], &fake(&[]));
+    host.call(1, "tools/call", json!({"name": "ask"})).await;
+    let shown = frontend.next_show().await;
+    host.call(
+        2,
+        "tools/call",
+        json!({"name": "cancel", "arguments": {"id": "e-1"}}),
+    )
+    .await;
+    let (form, _) = frontend.next_withdraw().await;
+    assert_eq!(form, shown.form);
+
+    host.call(3, "tools/call", json!({"name": "ask"})).await;
+    let shown = frontend.next_show().await;
+    host.send(json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"die"}}))
+        .await;
+    assert_eq!(host.exit_code().await, Some(3), "the proxy exits with the server");
+    let (form, _) = frontend.next_withdraw().await;
+    assert_eq!(form, shown.form);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_ignores_eof_is_killed_not_orphaned() {
+    let bus = PrivateBus::start();
+    let mut host = Host::proxy(bus.address(), &["--exit-grace-ms", "200"], &fake(&["--stubborn"]));
+    assert_eq!(host.call(1, "ping", json!({})).await["result"], json!({}));
+    host.close_stdin();
+    let code = within("the proxy to give up on the server", host.child.wait())
+        .await
+        .expect("wait");
+    assert_eq!(code.code(), Some(128 + 9), "the server was killed: {code:?}");
+}
