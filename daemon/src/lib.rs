@@ -11,6 +11,7 @@ pub mod bus;
 pub mod client;
 pub mod config;
 pub mod launcher;
+pub mod logging;
 pub mod paths;
 pub mod proxy;
 pub mod rules;

@@ -233,3 +233,42 @@ async fn the_installed_service_file_starts_elicitd_on_the_first_call() {
     assert_eq!(printed["action"], "accept");
     assert_eq!(printed["content"]["ok"], true);
 }
+
+/// Runs `elicitd` with a config it refuses, standard error into a file,
+/// `JOURNAL_STREAM` naming that file when `journal`; returns what it logged.
+fn refused_config_log(journal: bool) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "[broker]\nno-such-key = 1\n").expect("config");
+    let log_path = dir.path().join("stderr");
+    let log = std::fs::File::create(&log_path).expect("log file");
+    let meta = log.metadata().expect("stat");
+    let mut command = Command::new(binary("elicitd"));
+    command
+        .arg("--config")
+        .arg(&config)
+        .arg("--state-dir")
+        .arg(dir.path().join("state"))
+        .stderr(log)
+        .env_remove("JOURNAL_STREAM");
+    if journal {
+        use std::os::unix::fs::MetadataExt;
+        command.env("JOURNAL_STREAM", format!("{}:{}", meta.dev(), meta.ino()));
+    }
+    let status = command.status().expect("elicitd runs");
+    assert!(!status.success(), "a refused config stops the daemon");
+    read(&log_path)
+}
+
+#[test]
+fn logs_carry_journal_priorities_only_when_stderr_is_the_journal() {
+    let journal = refused_config_log(true);
+    assert!(journal.starts_with("<3>"), "an error at priority 3: {journal}");
+    assert!(journal.contains("no-such-key"), "{journal}");
+    assert!(
+        !journal.contains("Z  ERROR"),
+        "the journal stamps lines itself: {journal}"
+    );
+    let plain = refused_config_log(false);
+    assert!(!plain.contains("<3>") && plain.contains("ERROR"), "{plain}");
+}

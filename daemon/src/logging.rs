@@ -1,0 +1,128 @@
+//! The daemon's logs: standard error, which systemd connects to the journal.
+//!
+//! When standard error *is* the journal (systemd says so in `JOURNAL_STREAM`)
+//! every line starts with its syslog priority (`<3>` error … `<7>` debug, see
+//! sd-daemon(3)) so that `journalctl -p warning` works, and carries no
+//! timestamp or colour, which the journal adds or does not want. This was
+//! chosen over tracing-journald: no extra dependency or socket, the same code
+//! path whether systemd or a bare `dbus-daemon` started the daemon, and
+//! nothing is lost when the journal socket is not reachable from the sandbox.
+
+use std::io::{self, Write};
+use std::os::fd::AsFd;
+use std::os::unix::fs::MetadataExt;
+
+use tracing::{Level, Metadata};
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::MakeWriter;
+
+/// Installs the global subscriber; `ELICITD_LOG` filters (default `info`).
+pub fn init() {
+    let filter = EnvFilter::try_from_env("ELICITD_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    if stderr_is_journal() {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(JournalStderr)
+            .with_ansi(false)
+            .without_time()
+            .init();
+    } else {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(io::stderr)
+            .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
+            .init();
+    }
+}
+
+/// True when `JOURNAL_STREAM` (`DEVICE:INODE`) names our standard error; a
+/// child of a journal-connected process inherits the variable but may have
+/// another standard error, hence the comparison.
+fn stderr_is_journal() -> bool {
+    let Some(stream) = std::env::var_os("JOURNAL_STREAM") else {
+        return false;
+    };
+    let Some((dev, ino)) = stream.to_str().and_then(|s| s.split_once(':')) else {
+        return false;
+    };
+    let Ok(fd) = io::stderr().as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    let Ok(meta) = std::fs::File::from(fd).metadata() else {
+        return false;
+    };
+    dev.parse() == Ok(meta.dev()) && ino.parse() == Ok(meta.ino())
+}
+
+/// The syslog priority of a tracing level.
+fn priority(level: &Level) -> u8 {
+    match *level {
+        Level::ERROR => 3,
+        Level::WARN => 4,
+        Level::INFO => 6,
+        Level::DEBUG | Level::TRACE => 7,
+    }
+}
+
+/// `text` with `<priority>` before each line: the journal reads the prefix
+/// per line, so a multi-line message keeps its priority throughout.
+fn prefixed(priority: u8, text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + 4);
+    for line in text.split_inclusive(|b| *b == b'\n') {
+        out.extend_from_slice(format!("<{priority}>").as_bytes());
+        out.extend_from_slice(line);
+    }
+    out
+}
+
+/// Makes a [`Prefixed`] writer for each event, knowing its level.
+struct JournalStderr;
+
+impl<'a> MakeWriter<'a> for JournalStderr {
+    type Writer = Prefixed;
+
+    fn make_writer(&'a self) -> Prefixed {
+        Prefixed(6)
+    }
+
+    fn make_writer_for(&'a self, meta: &Metadata<'_>) -> Prefixed {
+        Prefixed(priority(meta.level()))
+    }
+}
+
+/// Writes to standard error with a priority prefix. The fmt layer formats a
+/// whole event first and writes it in one call, so a prefix never lands
+/// inside a line.
+struct Prefixed(u8);
+
+impl Write for Prefixed {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        io::stderr().write_all(&prefixed(self.0, buf))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        io::stderr().flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_line_carries_its_priority() {
+        assert_eq!(prefixed(3, b"broken\n  because\n"), b"<3>broken\n<3>  because\n");
+        assert_eq!(prefixed(6, b"ready"), b"<6>ready");
+        assert_eq!(priority(&Level::WARN), 4);
+        assert_eq!(priority(&Level::TRACE), 7);
+    }
+
+    #[test]
+    fn a_terminal_or_pipe_is_not_the_journal_without_the_variable() {
+        // The test runner never sets JOURNAL_STREAM to its own stderr.
+        if std::env::var_os("JOURNAL_STREAM").is_none() {
+            assert!(!stderr_is_journal());
+        }
+    }
+}
