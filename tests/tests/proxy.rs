@@ -747,3 +747,41 @@ async fn a_server_that_ignores_eof_is_killed_not_orphaned() {
         .expect("wait");
     assert_eq!(code.code(), Some(128 + 9), "the server was killed: {code:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_prefer_host_and_legacy_keepalive() {
+    let Some(server) = python("elicit_server.py") else {
+        return;
+    };
+    let (bus, _daemon, mut frontend) = system().await;
+
+    // --prefer host: a host that renders forms gets them itself.
+    let mut host = Host::proxy(bus.address(), &["--prefer", "host"], &server);
+    host.initialize(json!({"elicitation": {"form": {}}})).await;
+    host.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book","arguments":{}}}))
+        .await;
+    let request = host.recv().await;
+    assert_eq!(request["method"], "elicitation/create");
+    host.send(json!({"jsonrpc":"2.0","id":request["id"],"result":{"action":"decline"}}))
+        .await;
+    let (result, _) = host.response(json!(1)).await;
+    assert!(text_of(&result).contains("not booked: decline"), "{result}");
+    assert!(frontend.is_idle(), "elicitd was not asked");
+
+    // Legacy era: progress for the host's open request while the form is up.
+    let mut host = Host::proxy(bus.address(), &["--keepalive-ms", "100"], &server);
+    host.initialize(json!({})).await;
+    host.send(json!({"jsonrpc":"2.0","id":2,"method":"tools/call",
+        "params":{"name":"book","arguments":{},"_meta":{"progressToken":42}}}))
+        .await;
+    let shown = frontend.next_show().await;
+    let progress = host.recv().await;
+    assert_eq!(progress["method"], "notifications/progress");
+    assert_eq!(progress["params"]["progressToken"], 42);
+    frontend
+        .answer(&shown, "accept", json!({"seat": "5E", "count": 2}))
+        .await
+        .expect("accept");
+    let (result, _) = host.response(json!(2)).await;
+    assert!(text_of(&result).contains("booked 2 x 5E"), "{result}");
+}
