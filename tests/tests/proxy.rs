@@ -615,6 +615,23 @@ async fn python_without_a_broker_declines_or_passes_to_the_host() {
         .await;
     let (result, _) = host.response(json!(1)).await;
     assert!(text_of(&result).contains("booked 4 x H"), "{result}");
+
+    // 2026-07-28 without elicitd: the host that declared forms gets the
+    // `input_required` round itself, under its own id.
+    let mut host = Host::proxy(bus.address(), &[], &server);
+    let caps = json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}});
+    host.send(json!({"jsonrpc":"2.0","id":"m1","method":"tools/call",
+        "params":{"name":"book","arguments":{},"_meta":meta2026(caps)}}))
+        .await;
+    let (round, _) = host.response(json!("m1")).await;
+    assert_eq!(round["result"]["resultType"], "input_required", "{round}");
+    // A 2026 host that declared nothing gets the --no-broker outcome.
+    let mut host = Host::proxy(bus.address(), &["--no-broker", "cancel"], &server);
+    host.send(json!({"jsonrpc":"2.0","id":"m2","method":"tools/call",
+        "params":{"name":"book","arguments":{},"_meta":meta2026(json!({}))}}))
+        .await;
+    let (result, _) = host.response(json!("m2")).await;
+    assert!(text_of(&result).contains("not booked: cancel"), "{result}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,9 +1,9 @@
 //! 2026-07-28 multi round-trip requests: a `tools/call`, `prompts/get` or
 //! `resources/read` whose result is `resultType: "input_required"`.
 //!
-//! The proxy answers every entry of a round (elicitations through the
-//! broker, one after another; sampling and roots through the host when it
-//! declared them), retries the same request with a new id, the
+//! The proxy answers every elicitation entry of a round through the
+//! broker, one after another (a round that also needs sampling or roots
+//! goes to the host whole when the host declared them), retries the same request with a new id, the
 //! `inputResponses` and the server's `requestState` unchanged, and gives
 //! the host only the final result, under the host's own id.
 
@@ -31,6 +31,10 @@ enum Stop {
     Fail(i64, String),
     /// The host cancelled: it gets nothing.
     Cancelled,
+    /// The host answers this round itself (it declared what the round
+    /// needs, and elicitd cannot take it): the `input_required` result goes
+    /// to the host, whose own retry then passes through.
+    ToHost(Value),
 }
 
 /// Runs the rounds of the host's request `host_id` (as the server saw it:
@@ -51,6 +55,10 @@ pub fn start(ctx: &Ctx, host_id: Value, request: Value, first: Value, cancel: Ca
                     .send(Peer::Host, &message::error(&host_id, code, &text, None));
             }
             Err(Stop::Cancelled) => tracing::info!("the host cancelled a multi-round request"),
+            Err(Stop::ToHost(mut round)) => {
+                round["id"] = host_id;
+                ctx.outbox.send(Peer::Host, &round);
+            }
         }
     });
 }
@@ -75,7 +83,10 @@ async fn run(ctx: &Ctx, request: &Value, first: Value, cancel: &Cancel) -> Resul
             ));
         }
         let result = response.get("result").cloned().unwrap_or(Value::Null);
-        let answers = answer_round(ctx, &result, cancel, &token).await?;
+        let answers = match answer_round(ctx, &result, cancel, &token).await {
+            Err(Stop::ToHost(_)) => return Err(Stop::ToHost(response)),
+            other => other?,
+        };
         let mut retry = request.clone();
         let id = ctx.outbox.fresh_id();
         retry["id"] = id.clone();
@@ -118,67 +129,48 @@ async fn answer_round(
             "the server asked for input but sent no inputRequests".into(),
         ));
     };
-    let mut answers = Map::new();
+    // Entries only the host can answer (sampling, roots): the round is the
+    // host's when it declared them all, an error otherwise.
+    let host = ctx.state().host_caps;
     for (key, entry) in requests {
         let method = entry.get("method").and_then(Value::as_str).unwrap_or("");
-        let params = entry.get("params").cloned().unwrap_or_else(|| json!({}));
-        let answer = match method {
-            "elicitation/create" => {
-                let tokens = || token.iter().cloned().collect::<Vec<_>>();
-                match ask::ask(ctx, &params, cancel, tokens).await {
-                    Decision::Result(result) => result,
-                    Decision::Host => ask_host(ctx, method, params, cancel).await?,
-                    Decision::Invalid(reason) => {
-                        return Err(Stop::Fail(
-                            JsonRpcCode::INVALID_PARAMS,
-                            format!("the server asked for an invalid form (`{key}`): {reason}"),
-                        ));
-                    }
-                    Decision::Refused(error) => {
-                        return Err(Stop::Fail(
-                            error.jsonrpc_code(),
-                            format!("elicitd refused the form `{key}`: {}", error.detail()),
-                        ));
-                    }
-                    Decision::Withdrawn => return Err(Stop::Cancelled),
-                }
+        if method != "elicitation/create" {
+            if requests.values().all(|e| {
+                let m = e.get("method").and_then(Value::as_str).unwrap_or("");
+                m == "elicitation/create" || host.can_serve(m)
+            }) {
+                return Err(Stop::ToHost(Value::Null));
             }
-            other if ctx.state().host_caps.can_serve(other) => ask_host(ctx, other, params, cancel).await?,
-            other => {
+            return Err(Stop::Fail(
+                JsonRpcCode::INTERNAL_ERROR,
+                format!(
+                    "the server needs `{method}` from the host (entry `{key}`), which the host did not declare; elicit proxy answers elicitations only"
+                ),
+            ));
+        }
+    }
+    let mut answers = Map::new();
+    for (key, entry) in requests {
+        let params = entry.get("params").cloned().unwrap_or_else(|| json!({}));
+        let tokens = || token.iter().cloned().collect::<Vec<_>>();
+        let answer = match ask::ask(ctx, &params, cancel, tokens).await {
+            Decision::Result(result) => result,
+            Decision::Host => return Err(Stop::ToHost(Value::Null)),
+            Decision::Invalid(reason) => {
                 return Err(Stop::Fail(
-                    JsonRpcCode::INTERNAL_ERROR,
-                    format!(
-                        "the server needs `{other}` from the host (entry `{key}`), which the host did not declare; elicit proxy answers elicitations only"
-                    ),
+                    JsonRpcCode::INVALID_PARAMS,
+                    format!("the server asked for an invalid form (`{key}`): {reason}"),
                 ));
             }
+            Decision::Refused(error) => {
+                return Err(Stop::Fail(
+                    error.jsonrpc_code(),
+                    format!("elicitd refused the form `{key}`: {}", error.detail()),
+                ));
+            }
+            Decision::Withdrawn => return Err(Stop::Cancelled),
         };
         answers.insert(key.clone(), answer);
     }
     Ok(answers)
-}
-
-/// Sends one entry to the host as a request of the proxy's own.
-async fn ask_host(ctx: &Ctx, method: &str, params: Value, cancel: &Cancel) -> Result<Value, Stop> {
-    let id = ctx.outbox.fresh_id();
-    let reply = ctx
-        .outbox
-        .request(Peer::Host, &message::request(&id, method, params));
-    let response = tokio::select! {
-        reply = reply => reply.map_err(|_| Stop::Fail(JsonRpcCode::INTERNAL_ERROR, "the host went away".into()))?,
-        () = cancel.cancelled() => {
-            ctx.outbox.forget(&id);
-            return Err(Stop::Cancelled);
-        }
-    };
-    match response.get("result") {
-        Some(result) => Ok(result.clone()),
-        None => Err(Stop::Fail(
-            JsonRpcCode::INTERNAL_ERROR,
-            format!(
-                "the host failed `{method}`: {}",
-                response.get("error").cloned().unwrap_or(Value::Null)
-            ),
-        )),
-    }
 }
