@@ -4,6 +4,7 @@
 #
 #   node/   @modelcontextprotocol/server-everything (package-lock.json pins it)
 #   python/ the `mcp` package from PyPI, into python/site (PYTHONPATH)
+#   OpenSSH (Debian packages, as root) for the ssh -R test
 #
 # Needs node 20 with npm, and python3 (3.10+) with pip. Run from anywhere.
 set -eu
@@ -16,5 +17,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 # pips ignore it).
 PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --quiet --disable-pip-version-check \
     --no-warn-conflicts --upgrade --target "$here/python/site" -r "$here/python/requirements.txt"
+
+# OpenSSH for the remote-agent test (an sshd on 127.0.0.1, started by the
+# test itself with its own config and keys). Only as root with apt.
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && ! [ -x /usr/sbin/sshd ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        openssh-server openssh-client >/dev/null
+fi
 
 echo "MCP test peers installed in $here"
