@@ -763,6 +763,17 @@ async fn a_server_that_ignores_eof_is_killed_not_orphaned() {
         .await
         .expect("wait");
     assert_eq!(code.code(), Some(128 + 9), "the server was killed: {code:?}");
+
+    // A signal to the proxy ends it the same orderly way.
+    let mut host = Host::proxy(bus.address(), &["--exit-grace-ms", "200"], &fake(&["--stubborn"]));
+    assert_eq!(host.call(1, "ping", json!({})).await["result"], json!({}));
+    let pid = host.child.id().expect("pid").to_string();
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    assert_eq!(host.exit_code().await, Some(128 + 9), "the server was killed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use elicit_proto::dbus::Origin;
 use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::process::Command;
+use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use super::broker::Broker;
@@ -59,6 +60,12 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
         options: Arc::new(options),
     };
 
+    let signal = |kind| {
+        signal(kind).map_err(|source| ProxyError::Io {
+            what: "installing a signal handler",
+            source,
+        })
+    };
     let cap = ctx.options.max_line_bytes;
     let mut from_host = LineReader::new(BufReader::new(tokio::io::stdin()), cap);
     let mut from_server = LineReader::new(BufReader::new(server_out), cap);
@@ -66,6 +73,11 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
     let grace = tokio::time::sleep(std::time::Duration::MAX);
     tokio::pin!(grace);
     let mut killed = false;
+    // A host that stops the proxy with a signal gets the same orderly end
+    // as one that closes its input: the server is not left behind.
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut hangup = signal(SignalKind::hangup())?;
+    let mut interrupt = signal(SignalKind::interrupt())?;
     loop {
         tokio::select! {
             frame = from_host.next(), if host_open => match frame {
@@ -82,6 +94,17 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
                 Ok(Some(frame)) => dispatch::from_server(&ctx, frame),
                 Ok(None) | Err(_) => break,
             },
+            _ = async {
+                tokio::select! {
+                    _ = terminate.recv() => {},
+                    _ = hangup.recv() => {},
+                    _ = interrupt.recv() => {},
+                }
+            }, if host_open => {
+                host_open = false;
+                ctx.outbox.close_server();
+                grace.as_mut().reset(tokio::time::Instant::now() + ctx.options.exit_grace);
+            }
             () = &mut grace, if !host_open && !killed => {
                 eprintln!("elicit proxy: the server did not exit after its input closed; killing it");
                 killed = true;
