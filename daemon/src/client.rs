@@ -116,6 +116,7 @@ impl ClientSession {
     async fn session_proxy(&self) -> Result<Session1Proxy<'_>, Error> {
         Ok(Session1Proxy::builder(&self.conn)
             .path(self.path.clone())?
+            .cache_properties(zbus::proxy::CacheProperties::No)
             .build()
             .await?)
     }
@@ -211,7 +212,13 @@ impl ClientSession {
 }
 
 async fn request_proxy<'a>(conn: &Connection, form: &'a OwnedObjectPath) -> Result<Request1Proxy<'a>, Error> {
-    Ok(Request1Proxy::builder(conn).path(form.as_ref())?.build().await?)
+    // No property cache: building one costs a GetAll and an AddMatch per
+    // form, for an interface without properties.
+    Ok(Request1Proxy::builder(conn)
+        .path(form.as_ref())?
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await?)
 }
 
 async fn daemon_name(conn: &Connection) -> Option<String> {

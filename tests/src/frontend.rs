@@ -59,6 +59,7 @@ impl Iface {
 /// A registered scripted front-end.
 pub struct TestFrontend {
     conn: Connection,
+    broker: Broker1Proxy<'static>,
     events: mpsc::UnboundedReceiver<Event>,
 }
 
@@ -77,10 +78,21 @@ impl TestFrontend {
             "priority".into(),
             Value::from(priority).try_into().expect("i32 value"),
         );
-        let broker = Broker1Proxy::new(&conn).await.expect("broker proxy");
+        // One proxy for the front-end's life, without a property cache: a
+        // human's answer costs one round trip, not three.
+        let broker = Broker1Proxy::builder(&conn)
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await
+            .expect("broker proxy");
         let path = ObjectPath::try_from("/test/frontend").expect("path");
         broker.register_frontend(&path, options).await.expect("register");
-        TestFrontend { conn, events }
+        TestFrontend { conn, broker, events }
+    }
+
+    /// The front-end's broker proxy, to answer from other tasks.
+    pub fn broker(&self) -> Broker1Proxy<'static> {
+        self.broker.clone()
     }
 
     /// The front-end's connection.
@@ -123,13 +135,12 @@ impl TestFrontend {
         action: &str,
         content: serde_json::Value,
     ) -> Result<(), elicit_proto::Error> {
-        let broker = Broker1Proxy::new(&self.conn).await.expect("broker proxy");
         let content = if content.is_null() {
             String::new()
         } else {
             content.to_string()
         };
-        broker
+        self.broker
             .answer(&shown.form, &shown.token, action, &content)
             .await
             .map_err(elicit_proto::Error::from_dbus)

@@ -172,7 +172,9 @@ async fn broker_running(conn: &zbus::Connection) -> bool {
     dbus.name_has_owner(name).await.unwrap_or(false)
 }
 
-/// Two example agents ask their questions, one after another each.
+/// Two example agents ask their questions, one after another each. Their
+/// first questions go in in a fixed order, so the tour starts the same way
+/// every time.
 async fn submit_examples(conn: zbus::Connection) {
     let agents = [
         ("deployer", "Claude Code", &["confirm", "url-consent"][..]),
@@ -180,27 +182,36 @@ async fn submit_examples(conn: zbus::Connection) {
     ];
     let mut tasks = Vec::new();
     for (server, host, forms) in agents {
-        let conn = conn.clone();
+        let origin = Origin {
+            server: Some(format!("demo-{server}")),
+            host: Some(host.to_owned()),
+            cwd: std::env::current_dir().ok().map(|d| d.display().to_string()),
+            pid: Some(std::process::id()),
+            ..Origin::default()
+        };
+        let Ok(mut session) = ClientSession::open(&conn, &origin).await else {
+            return;
+        };
+        let mut requests = forms.iter().filter_map(|name| {
+            EXAMPLES
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, request)| *request)
+        });
+        let Some(first) = requests.next() else { continue };
+        let Ok(mut form) = session.submit(first, None, None).await else {
+            continue;
+        };
+        let rest: Vec<&'static str> = requests.collect();
         tasks.push(tokio::spawn(async move {
-            let origin = Origin {
-                server: Some(format!("demo-{server}")),
-                host: Some(host.to_owned()),
-                cwd: std::env::current_dir().ok().map(|d| d.display().to_string()),
-                pid: Some(std::process::id()),
-                ..Origin::default()
-            };
-            let Ok(mut session) = ClientSession::open(&conn, &origin).await else {
-                return;
-            };
-            for name in forms {
-                let Some((_, request)) = EXAMPLES.iter().find(|(n, _)| n == name) else {
-                    continue;
+            // The answer is the point of the demo for the user, not for us:
+            // wait for it so that the next question follows.
+            let _ = session.wait(&form).await;
+            for request in rest {
+                let Ok(next) = session.submit(request, None, None).await else {
+                    return;
                 };
-                let Ok(form) = session.submit(request, None, None).await else {
-                    continue;
-                };
-                // The answer is the point of the demo for the user, not for
-                // us: wait for it so the next question follows.
+                form = next;
                 let _ = session.wait(&form).await;
             }
         }));
