@@ -10,8 +10,23 @@ use zbus::zvariant::{ObjectPath, Value};
 
 use super::sessions::secret;
 use super::state::{Capabilities, Frontend, Presenter};
-use super::{Broker, Caller, form_info};
+use super::{Broker, Caller, present};
 use crate::store::FormState;
+
+/// A proxy to the front-end `bus_name` serves at `path`; no property cache,
+/// since `Frontend1` has none and building one costs round trips.
+async fn frontend_proxy(
+    conn: &zbus::Connection,
+    bus_name: &str,
+    path: String,
+) -> zbus::Result<Frontend1Proxy<'static>> {
+    Frontend1Proxy::builder(conn)
+        .destination(bus_name.to_owned())?
+        .path(path)?
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await
+}
 
 /// One `Show` call to make once the lock is released.
 struct ShowJob {
@@ -122,14 +137,7 @@ impl Broker {
                 let Some(form) = state.forms.get_mut(&head) else {
                     continue;
                 };
-                form.presenter = Some(presenter.clone());
-                form.record.state = FormState::Presented;
-                let info = form_info(
-                    &origin,
-                    &session_id,
-                    form.record.created_ms,
-                    form.record.deadline_ms.unwrap_or(0),
-                );
+                let info = present(form, presenter.clone(), &origin);
                 jobs.push(ShowJob {
                     presenter,
                     form: head,
@@ -151,13 +159,8 @@ impl Broker {
         let timeout = Duration::from_millis(self.config.broker.show_timeout_ms);
         let call = async {
             let path = job.presenter.frontend_path.clone().unwrap_or_default();
-            let proxy = Frontend1Proxy::builder(&self.conn)
-                .destination(job.presenter.bus_name.as_str())?
-                .path(path)?
-                .cache_properties(zbus::proxy::CacheProperties::No)
-                .build()
-                .await?;
-            proxy
+            frontend_proxy(&self.conn, &job.presenter.bus_name, path)
+                .await?
                 .show(
                     &job.form.to_string(),
                     &job.presenter.token,
@@ -187,13 +190,10 @@ impl Broker {
         let reason = reason.to_owned();
         tokio::spawn(async move {
             let call = async {
-                let proxy = Frontend1Proxy::builder(&conn)
-                    .destination(bus_name.as_str())?
-                    .path(path)?
-                    .cache_properties(zbus::proxy::CacheProperties::No)
-                    .build()
-                    .await?;
-                proxy.withdraw(&form.to_string(), &reason).await
+                frontend_proxy(&conn, &bus_name, path)
+                    .await?
+                    .withdraw(&form.to_string(), &reason)
+                    .await
             };
             if let Err(error) = call.await {
                 tracing::debug!(form, %bus_name, %error, "withdraw not delivered");

@@ -9,7 +9,7 @@ use zbus::zvariant::Str;
 
 use super::sessions::secret;
 use super::state::{Form, Presenter};
-use super::{Broker, Caller, form_info};
+use super::{Broker, Caller, present};
 use crate::bus::RequestIface;
 use crate::store::{FormRecord, FormState, HistoryRecord, now_ms};
 
@@ -530,19 +530,14 @@ impl Broker {
                 .forms
                 .get_mut(&id)
                 .ok_or_else(|| Error::NotFound(format!("no form {id}")))?;
-            let previous = form.presenter.replace(Presenter {
+            let previous = form.presenter.take();
+            let claimer = Presenter {
                 bus_name: caller.name.clone(),
                 token: token.clone(),
                 label: format!("control client (pid {})", caller.pid.unwrap_or(0)),
                 frontend_path: None,
-            });
-            form.record.state = FormState::Presented;
-            let info = form_info(
-                &origin,
-                &session_id,
-                form.record.created_ms,
-                form.record.deadline_ms.unwrap_or(0),
-            );
+            };
+            let info = present(form, claimer, &origin);
             (token, form.request_json.to_string(), info, previous, session_id)
         };
         if let Some(previous) = previous {

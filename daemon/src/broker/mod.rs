@@ -197,15 +197,18 @@ pub fn session_of_path(path: &str) -> Option<&str> {
         .next()
 }
 
-/// Builds the `info` dictionary front-ends and claimers get with a form.
-fn form_info(origin: &elicit_proto::dbus::Origin, session: &str, created_ms: u64, deadline_ms: u64) -> Dict {
+/// Hands `form` to `presenter` and builds the `info` dictionary that goes
+/// with it to a front-end or claimer.
+fn present(form: &mut state::Form, presenter: state::Presenter, origin: &elicit_proto::dbus::Origin) -> Dict {
+    form.presenter = Some(presenter);
+    form.record.state = crate::store::FormState::Presented;
     let mut info = origin.to_dict();
     info.insert(
         "session".into(),
-        zbus::zvariant::Str::from(session.to_owned()).into(),
+        zbus::zvariant::Str::from(form.record.session.clone()).into(),
     );
-    info.insert("queued-at-ms".into(), created_ms.into());
-    info.insert("deadline-ms".into(), deadline_ms.into());
+    info.insert("queued-at-ms".into(), form.record.created_ms.into());
+    info.insert("deadline-ms".into(), form.record.deadline_ms.unwrap_or(0).into());
     info
 }
 

@@ -97,10 +97,7 @@ impl BrokerIface {
         action: &str,
         content_json: &str,
     ) -> Result<(), Error> {
-        let caller = self.broker.caller(header.sender()).await?;
-        let form = form_id(form)?;
-        self.broker
-            .answer(&caller, form, token, action, content_json, Remember::No)
+        self.answer_with(header, form, token, action, content_json, Dict::new())
             .await
     }
 
