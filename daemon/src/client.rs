@@ -130,17 +130,22 @@ impl ClientSession {
             .map_err(Error::from_dbus)
     }
 
-    /// Waits for the outcome of `form` and acknowledges it. When the daemon
+    /// Waits for the outcome of `form` and acknowledges it; safe to cancel
+    /// and call again. When the daemon
     /// restarts meanwhile, re-attaches and asks for redelivery, so that an
     /// answer given before the restart still arrives, once.
     pub async fn wait(&mut self, form: &OwnedObjectPath) -> Result<Outcome, Error> {
         loop {
-            if let Some(outcome) = self.early.remove(form.as_str()) {
+            // Kept until the acknowledgement succeeds, so that a caller
+            // who abandons this future (a select, a cancellation) can wait
+            // again and still get the outcome.
+            if let Some(outcome) = self.early.get(form.as_str()).cloned() {
                 request_proxy(&self.conn, form)
                     .await?
                     .acknowledge()
                     .await
                     .map_err(Error::from_dbus)?;
+                self.early.remove(form.as_str());
                 return Ok(outcome);
             }
             tokio::select! {
