@@ -30,11 +30,21 @@ impl Daemon {
             config,
             log: bus.dir().join("elicitd.log"),
         };
-        daemon.spawn().await;
+        daemon.spawn(None).await;
         daemon
     }
 
-    async fn spawn(&mut self) {
+    async fn owner(&self) -> Option<String> {
+        let conn = elicitd::client::connect(Some(&self.address)).await.ok()?;
+        let dbus = zbus::fdo::DBusProxy::new(&conn).await.ok()?;
+        let name = zbus::names::BusName::try_from(BUS_NAME).ok()?;
+        dbus.get_name_owner(name).await.ok().map(|n| n.to_string())
+    }
+
+    /// Starts the process and waits until it owns the name; `previous` is
+    /// the owner before a restart, which the bus may still list for a
+    /// moment after the kill.
+    async fn spawn(&mut self, previous: Option<String>) {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -53,16 +63,9 @@ impl Daemon {
             .spawn()
             .expect("elicitd starts");
         self.child = Some(child);
-        let conn = elicitd::client::connect(Some(&self.address))
-            .await
-            .expect("connect");
-        let dbus = zbus::fdo::DBusProxy::new(&conn).await.expect("bus proxy");
-        eventually("elicitd to own its name", || {
-            let dbus = dbus.clone();
-            async move {
-                let name = zbus::names::BusName::try_from(BUS_NAME).expect("valid name");
-                dbus.name_has_owner(name).await.unwrap_or(false)
-            }
+        eventually("elicitd to own its name", || async {
+            let owner = self.owner().await;
+            owner.is_some() && owner != previous
         })
         .await;
     }
@@ -77,8 +80,9 @@ impl Daemon {
 
     /// Starts the daemon again on the same state directory.
     pub async fn restart(&mut self) {
+        let previous = self.owner().await;
         self.kill9();
-        self.spawn().await;
+        self.spawn(previous).await;
     }
 
     /// Everything the daemon logged so far.
@@ -95,5 +99,12 @@ impl Daemon {
 impl Drop for Daemon {
     fn drop(&mut self) {
         self.kill9();
+        // A failing test shows what the daemon saw.
+        if std::thread::panicking() {
+            eprintln!(
+                "---- elicitd log ----\n{}---- end of elicitd log ----",
+                self.log()
+            );
+        }
     }
 }

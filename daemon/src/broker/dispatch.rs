@@ -111,7 +111,7 @@ impl Broker {
         {
             let mut state = self.lock();
             for session_id in sessions {
-                let Some(session) = state.sessions.get(&session_id) else {
+                let Some(session) = state.sessions.get(&session_id).filter(|s| !s.ending) else {
                     continue;
                 };
                 let Some(head) = session.queue.front().copied() else {

@@ -41,6 +41,7 @@ impl Broker {
                 Session {
                     record: record.clone(),
                     queue: VecDeque::new(),
+                    ending: false,
                 },
             );
         }

@@ -55,6 +55,7 @@ impl Broker {
             Session {
                 record,
                 queue: VecDeque::new(),
+                ending: false,
             },
         );
         Ok((path, token))
@@ -98,7 +99,11 @@ impl Broker {
     /// Ends `session`: every form of it is cancelled with `reason`.
     pub(crate) async fn end_session(self: &Arc<Self>, session: &str, reason: &str) -> Result<(), Error> {
         let forms: Vec<u64> = {
-            let state = self.lock();
+            let mut state = self.lock();
+            // Withdrawing the head must not present the next form first.
+            if let Some(ending) = state.sessions.get_mut(session) {
+                ending.ending = true;
+            }
             state
                 .forms
                 .values()

@@ -32,6 +32,8 @@ pub struct Session {
     /// Unanswered forms in submission order; the head is the only one that
     /// may be presented.
     pub queue: VecDeque<u64>,
+    /// Being ended: none of its forms may be presented any more.
+    pub ending: bool,
 }
 
 /// One live form.
