@@ -509,3 +509,26 @@ async fn elicit_ask_and_elicit_answer_work_from_the_command_line() {
     let printed: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
     assert_eq!(printed, json!({"action": "accept", "content": {"n": 7}}));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_configured_front_end_program_is_started_on_the_first_form() {
+    let bus = PrivateBus::start();
+    let started = bus.dir().join("started");
+    // The "front-end" records that it ran; a real one would register.
+    let config = format!(
+        "[frontends]\ncommand = [\"sh\", \"-c\", \"echo ran >> '{}'\"]\n",
+        started.display()
+    );
+    let _daemon = Daemon::start(&bus, &config).await;
+    assert!(!started.exists(), "nothing is started before a form waits");
+    let (_conn, client) = session(&bus, "lonely").await;
+    client.submit(NAME_FORM, None, None).await.expect("submit");
+    eventually("the front-end program to start", || {
+        let started = started.clone();
+        async move { started.exists() }
+    })
+    .await;
+    // The form waits for a front-end; it is not lost.
+    let observer = bus.connect().await;
+    assert_eq!(forms(&observer).await[0]["state"], "queued");
+}
