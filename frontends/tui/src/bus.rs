@@ -210,15 +210,15 @@ impl Link {
 
     /// Answers form `form` with `token`; the broker's refusal comes back as
     /// a proto error (an invalid answer carries its field errors as JSON).
-    pub async fn answer(
-        &self,
-        form: &str,
-        token: &str,
-        action: &str,
-        content_json: &str,
-    ) -> Result<(), Error> {
+    pub async fn answer(&self, form: &str, token: &str, answer: &elicit_proto::Answer) -> Result<(), Error> {
+        let content = answer
+            .content
+            .as_ref()
+            .map(serde_json::Value::to_string)
+            .unwrap_or_default();
+        let action = crate::entry::action_name(&answer.action);
         self.broker
-            .answer(form, token, action, content_json)
+            .answer(form, token, action, &content)
             .await
             .map_err(Error::from_dbus)
     }

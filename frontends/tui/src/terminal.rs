@@ -110,13 +110,7 @@ fn execute(app: &mut App, command: Command, link: &Link, answers: &UnboundedSend
     let link = link.clone();
     let answers = answers.clone();
     tokio::spawn(async move {
-        let content = answer
-            .content
-            .as_ref()
-            .map(serde_json::Value::to_string)
-            .unwrap_or_default();
-        let action = crate::entry::action_name(&answer.action);
-        let result = link.answer(&form, &token, action, &content).await;
+        let result = link.answer(&form, &token, &answer).await;
         let _ = answers.send(Wake::Answered {
             form,
             action: answer.action,

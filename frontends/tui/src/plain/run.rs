@@ -10,7 +10,6 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use super::Plain;
 use crate::app::Command;
 use crate::bus::{BusEvent, Link};
-use crate::entry::action_name;
 use crate::opener;
 
 /// Runs the line-by-line conversation on standard input and output.
@@ -57,14 +56,7 @@ pub async fn run(link: Link, mut inbox: UnboundedReceiver<BusEvent>, opener: &Pa
         let link = link.clone();
         let answers = answers_tx.clone();
         tokio::spawn(async move {
-            let content = answer
-                .content
-                .as_ref()
-                .map(serde_json::Value::to_string)
-                .unwrap_or_default();
-            let result = link
-                .answer(&form, &token, action_name(&answer.action), &content)
-                .await;
+            let result = link.answer(&form, &token, &answer).await;
             let _ = answers.send((form, answer.action, result));
         });
     }
