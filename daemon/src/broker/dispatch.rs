@@ -32,6 +32,7 @@ async fn frontend_proxy(
 struct ShowJob {
     presenter: Presenter,
     form: u64,
+    session: String,
     request_json: Arc<str>,
     info: Dict,
 }
@@ -141,6 +142,7 @@ impl Broker {
                 jobs.push(ShowJob {
                     presenter,
                     form: head,
+                    session: session_id.clone(),
                     request_json: form.request_json.clone(),
                     info,
                 });
@@ -150,7 +152,7 @@ impl Broker {
             self.launcher.ensure_running();
         }
         for job in jobs {
-            self.form_changed(job.form, "", "presented", &job.presenter.label);
+            self.form_changed(job.form, &job.session, "presented", &job.presenter.label);
             tokio::spawn(self.clone().show(job));
         }
     }
@@ -205,18 +207,9 @@ impl Broker {
     /// states only, never contents. Signals go out in order through one
     /// queue.
     pub(crate) fn form_changed(&self, form: u64, session: &str, state: &str, reason: &str) {
-        let session = if session.is_empty() {
-            self.lock()
-                .forms
-                .get(&form)
-                .map(|f| f.record.session.clone())
-                .unwrap_or_default()
-        } else {
-            session.to_owned()
-        };
         let _ = self.events.send(FormEvent {
             form,
-            session,
+            session: session.to_owned(),
             state: state.to_owned(),
             reason: reason.to_owned(),
         });
