@@ -9,11 +9,13 @@ mod bus;
 mod daemon;
 mod frontend;
 mod tmux;
+mod xvfb;
 
 pub use bus::PrivateBus;
 pub use daemon::Daemon;
 pub use frontend::{Shown, TestFrontend};
 pub use tmux::Tmux;
+pub use xvfb::Xvfb;
 
 use std::future::Future;
 use std::path::PathBuf;
