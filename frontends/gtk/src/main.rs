@@ -1,0 +1,49 @@
+//! `elicit-gtk`: the GTK 4 front-end of elicitd.
+//!
+//! It registers with the broker as the front-end `gtk` and shows the forms
+//! the broker presents to it in one native window, one form at a time (see
+//! the library's documentation for why), and sends the user's answers back.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+
+use elicit_gtk::{Args, bus, window};
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    if let Some(dir) = &args.generate_docs {
+        return match elicit_proto::docgen::generate(<Args as clap::CommandFactory>::command(), dir) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("elicit-gtk: cannot write to {}: {error}", dir.display());
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if let Err(error) = gtk::init() {
+        eprintln!("elicit-gtk: cannot open the display: {error}");
+        return ExitCode::FAILURE;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("elicit-gtk: cannot start: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (events_tx, events) = async_channel::unbounded();
+    let (commands, commands_rx) = async_channel::unbounded();
+    let served = runtime.spawn(bus::serve(args.bus, args.opener, events_tx, commands_rx));
+    let ok = window::run(events, commands.clone());
+    // Closing the channel ends the bus side, which unregisters first.
+    commands.close();
+    let _ = runtime.block_on(async { tokio::time::timeout(Duration::from_secs(2), served).await });
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}

@@ -1,0 +1,570 @@
+//! The one window: the shown form with its buttons, the "N more waiting"
+//! count, and the banner that says why a form went away. It turns the
+//! queue's state into widgets and the user's clicks into commands.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::Duration;
+
+use async_channel::{Receiver, Sender};
+use elicit_form::FormModel;
+use elicit_proto::Answer;
+use gtk::prelude::*;
+use gtk::{gdk, gio, glib};
+
+use crate::bus::{BusEvent, Command};
+use crate::fields::{Editor, FieldsView, Mnemonics};
+use crate::queue::{Body, Queue};
+
+/// The application id (desktop file, portal requests).
+pub const APP_ID: &str = "dev.elicitd.Gtk";
+
+/// How long a notice with no form behind it stays before the window hides.
+const NOTICE_TIME: Duration = Duration::from_secs(8);
+
+/// The letters the buttons' mnemonics use; fields get the others.
+const BUTTON_LETTERS: &str = "adcol";
+
+/// Runs the GTK main loop on this thread until SIGINT or SIGTERM (or a
+/// fatal bus error); `events` come from the bus, `commands` go to it.
+/// Returns whether it ended well.
+pub fn run(events: Receiver<BusEvent>, commands: Sender<Command>) -> bool {
+    let app = gtk::Application::builder()
+        .application_id(APP_ID)
+        .flags(gio::ApplicationFlags::NON_UNIQUE)
+        .build();
+    let ok = Rc::new(Cell::new(true));
+    let result = ok.clone();
+    app.connect_activate(move |app| {
+        let ui = Ui::new(app, commands.clone());
+        let ok = ok.clone();
+        let events = events.clone();
+        glib::MainContext::default().spawn_local(async move {
+            while let Ok(event) = events.recv().await {
+                if let BusEvent::Fatal(error) = event {
+                    eprintln!("elicit-gtk: {error}");
+                    ok.set(false);
+                    ui.quit();
+                    return;
+                }
+                ui.apply(event);
+            }
+        });
+    });
+    for signal in [SIGINT, SIGTERM] {
+        let app = app.clone();
+        glib::unix_signal_add_local(signal, move || {
+            app.quit();
+            glib::ControlFlow::Continue
+        });
+    }
+    // GTK's own arguments are not ours: clap has read the command line.
+    let status = app.run_with_args::<&str>(&[]);
+    result.get() && status == glib::ExitCode::SUCCESS
+}
+
+const SIGINT: i32 = 2;
+const SIGTERM: i32 = 15;
+
+/// The window and what it shows.
+struct Ui {
+    app: gtk::Application,
+    window: gtk::ApplicationWindow,
+    title: gtk::Label,
+    waiting: gtk::Label,
+    banner: gtk::InfoBar,
+    banner_text: gtk::Label,
+    message: gtk::Label,
+    required_note: gtk::Label,
+    body: gtk::Box,
+    status: gtk::Label,
+    accept: gtk::Button,
+    decline: gtk::Button,
+    cancel: gtk::Button,
+    open: gtk::Button,
+    close: gtk::Button,
+    state: RefCell<Queue>,
+    /// The form whose widgets are built, and its fields.
+    shown: RefCell<Option<(String, Option<FieldsView>)>>,
+    commands: Sender<Command>,
+    notice_timer: RefCell<Option<glib::SourceId>>,
+    /// Keeps the application running while the window is hidden.
+    hold: RefCell<Option<gio::ApplicationHoldGuard>>,
+}
+
+impl Ui {
+    fn new(app: &gtk::Application, commands: Sender<Command>) -> Rc<Ui> {
+        let window = gtk::ApplicationWindow::builder()
+            .application(app)
+            .title("elicitd")
+            .default_width(520)
+            .build();
+        let title = gtk::Label::new(Some("elicitd"));
+        title.add_css_class("title");
+        let waiting = gtk::Label::new(None);
+        waiting.add_css_class("subtitle");
+        waiting.set_visible(false);
+        let heading = gtk::Box::new(gtk::Orientation::Vertical, 0);
+        heading.set_valign(gtk::Align::Center);
+        heading.append(&title);
+        heading.append(&waiting);
+        let header = gtk::HeaderBar::new();
+        header.set_title_widget(Some(&heading));
+        window.set_titlebar(Some(&header));
+
+        let banner = gtk::InfoBar::new();
+        banner.set_message_type(gtk::MessageType::Info);
+        banner.set_show_close_button(true);
+        let banner_text = gtk::Label::new(None);
+        banner_text.set_wrap(true);
+        banner_text.set_xalign(0.0);
+        banner.add_child(&banner_text);
+        banner.set_revealed(false);
+
+        let message = label_line();
+        message.add_css_class("title-4");
+        let required_note = label_line();
+        required_note.set_text("Fields marked * are required.");
+        required_note.add_css_class("dim-label");
+        let body = gtk::Box::new(gtk::Orientation::Vertical, 0);
+        let status = label_line();
+        status.add_css_class("error");
+        let content = gtk::Box::new(gtk::Orientation::Vertical, 12);
+        content.set_margin_top(18);
+        content.set_margin_bottom(18);
+        content.set_margin_start(18);
+        content.set_margin_end(18);
+        content.append(&message);
+        content.append(&required_note);
+        content.append(&body);
+        let scroller = gtk::ScrolledWindow::builder()
+            .hscrollbar_policy(gtk::PolicyType::Never)
+            .propagate_natural_height(true)
+            .max_content_height(560)
+            .vexpand(true)
+            .child(&content)
+            .build();
+
+        let cancel = gtk::Button::with_mnemonic("_Cancel");
+        let decline = gtk::Button::with_mnemonic("_Decline");
+        let accept = gtk::Button::with_mnemonic("_Accept");
+        accept.add_css_class("suggested-action");
+        let open = gtk::Button::with_mnemonic("_Open in browser");
+        open.add_css_class("suggested-action");
+        let close = gtk::Button::with_mnemonic("C_lose");
+        let buttons = gtk::Box::new(gtk::Orientation::Horizontal, 8);
+        buttons.set_halign(gtk::Align::End);
+        for button in [&close, &cancel, &decline, &accept, &open] {
+            buttons.append(button);
+        }
+        let footer = gtk::Box::new(gtk::Orientation::Vertical, 8);
+        footer.set_margin_start(18);
+        footer.set_margin_end(18);
+        footer.set_margin_bottom(18);
+        footer.append(&status);
+        footer.append(&buttons);
+
+        let page = gtk::Box::new(gtk::Orientation::Vertical, 0);
+        page.append(&banner);
+        page.append(&scroller);
+        page.append(&footer);
+        window.set_child(Some(&page));
+
+        let ui = Rc::new(Ui {
+            app: app.clone(),
+            window,
+            title,
+            waiting,
+            banner,
+            banner_text,
+            message,
+            required_note,
+            body,
+            status,
+            accept,
+            decline,
+            cancel,
+            open,
+            close,
+            state: RefCell::new(Queue::default()),
+            shown: RefCell::new(None),
+            commands,
+            notice_timer: RefCell::new(None),
+            hold: RefCell::new(Some(app.hold())),
+        });
+        ui.connect();
+        ui.render();
+        ui
+    }
+
+    /// Wires the buttons, Escape and the close button.
+    fn connect(self: &Rc<Self>) {
+        let ui = self.clone();
+        self.accept.connect_clicked(move |_| ui.accept());
+        let ui = self.clone();
+        self.decline
+            .connect_clicked(move |_| ui.answer_bare(FormModel::decline()));
+        let ui = self.clone();
+        self.cancel
+            .connect_clicked(move |_| ui.answer_bare(FormModel::cancel()));
+        let ui = self.clone();
+        self.open.connect_clicked(move |_| ui.open_url());
+        let ui = self.clone();
+        self.close.connect_clicked(move |_| ui.dismiss_notice());
+        let ui = self.clone();
+        self.banner.connect_response(move |_, response| {
+            if response == gtk::ResponseType::Close {
+                ui.dismiss_notice();
+            }
+        });
+        // Escape cancels the shown form (or closes a lone notice); the
+        // window's close button does the same: a dialog closed unanswered
+        // is a cancel, as MCP defines it.
+        let keys = gtk::EventControllerKey::new();
+        let ui = self.clone();
+        keys.connect_key_pressed(move |_, key, _, modifiers| {
+            if key == gdk::Key::Escape && modifiers.is_empty() {
+                ui.escape();
+                glib::Propagation::Stop
+            } else {
+                glib::Propagation::Proceed
+            }
+        });
+        self.window.add_controller(keys);
+        let ui = self.clone();
+        self.window.connect_close_request(move |_| {
+            ui.escape();
+            glib::Propagation::Stop
+        });
+    }
+
+    /// Ends the program.
+    fn quit(&self) {
+        self.hold.borrow_mut().take();
+        self.app.quit();
+    }
+
+    /// Applies a bus event, then redraws.
+    fn apply(self: &Rc<Self>, event: BusEvent) {
+        {
+            let mut state = self.state.borrow_mut();
+            match event {
+                BusEvent::Show(show) => state.show(*show),
+                BusEvent::Withdraw { form, reason } => state.withdraw(&form, &reason),
+                BusEvent::Registered => eprintln!("elicit-gtk: registered with elicitd"),
+                BusEvent::BrokerGone(why) => {
+                    eprintln!("elicit-gtk: {why}");
+                    state.broker_gone(why);
+                }
+                BusEvent::Backlog(backlog) => state.set_backlog(backlog),
+                BusEvent::Answered { form, result, .. } => state.answered(&form, result),
+                BusEvent::Fatal(_) => {}
+            }
+        }
+        self.render();
+    }
+
+    /// Makes the widgets show the state: the first form, or a lone notice,
+    /// or nothing (the window hides).
+    fn render(self: &Rc<Self>) {
+        let mut focus_first = false;
+        {
+            let state = self.state.borrow();
+            let notice = state.notice().map(str::to_owned);
+            self.banner_text.set_text(notice.as_deref().unwrap_or(""));
+            self.banner.set_revealed(notice.is_some());
+            self.banner.set_visible(notice.is_some());
+            let waiting = state.waiting();
+            self.waiting.set_text(&match waiting {
+                1 => "1 more waiting".to_owned(),
+                n => format!("{n} more waiting"),
+            });
+            self.waiting.set_visible(waiting > 0);
+            match state.current() {
+                Some(entry) => {
+                    self.stop_notice_timer();
+                    let title = entry.title();
+                    self.window.set_title(Some(&title));
+                    self.title.set_text(&title);
+                    let rebuilt = self
+                        .shown
+                        .borrow()
+                        .as_ref()
+                        .is_none_or(|(form, _)| *form != entry.form);
+                    if rebuilt {
+                        self.rebuild(entry);
+                        focus_first = true;
+                    }
+                    if let (Some((_, Some(fields))), Some(model)) = (&*self.shown.borrow(), entry.model()) {
+                        fields.refresh(model);
+                    }
+                    let form_errors = entry.model().map(FormModel::form_errors).unwrap_or_default();
+                    let status = entry
+                        .status
+                        .iter()
+                        .cloned()
+                        .chain(form_errors)
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    self.status.set_text(&status);
+                    self.status.set_visible(!status.is_empty());
+                    self.body.set_sensitive(!entry.sending);
+                    for button in [&self.accept, &self.decline, &self.cancel, &self.open] {
+                        button.set_sensitive(!entry.sending);
+                    }
+                    if !self.window.is_visible() {
+                        self.window.present();
+                    }
+                }
+                None => {
+                    self.clear_body();
+                    if notice.is_some() {
+                        self.title.set_text("elicitd");
+                        self.window.set_title(Some("elicitd"));
+                        self.message.set_text("Nothing is waiting for an answer.");
+                        self.required_note.set_visible(false);
+                        self.status.set_visible(false);
+                        for button in [&self.accept, &self.decline, &self.cancel, &self.open] {
+                            button.set_visible(false);
+                        }
+                        self.close.set_visible(true);
+                        self.window.set_default_widget(Some(&self.close));
+                        if self.window.is_visible() {
+                            self.start_notice_timer();
+                        }
+                    } else {
+                        self.stop_notice_timer();
+                        self.window.set_visible(false);
+                    }
+                }
+            }
+        }
+        if focus_first {
+            self.focus_start();
+        }
+    }
+
+    /// Builds the widgets of `entry`, replacing the last form's.
+    fn rebuild(self: &Rc<Self>, entry: &crate::queue::Entry) {
+        self.clear_body();
+        self.message.set_text(&entry.message);
+        self.message.set_visible(!entry.message.is_empty());
+        let url_mode = matches!(entry.body, Body::Url(_));
+        let mut fields = None;
+        match &entry.body {
+            Body::Form(model) => {
+                let mut mnemonics = Mnemonics::reserving(BUTTON_LETTERS);
+                let view = FieldsView::build(model, &mut mnemonics, &self.editor(&entry.form));
+                self.body.append(view.widget());
+                self.required_note
+                    .set_visible(model.fields().iter().any(|f| f.field().required));
+                fields = Some(view);
+            }
+            Body::Url(view) => {
+                self.required_note.set_visible(false);
+                self.body.append(&crate::url::build(view));
+            }
+            Body::Unreadable(why) => {
+                self.required_note.set_visible(false);
+                let label = label_line();
+                label.set_text(&format!(
+                    "This request cannot be shown here ({why}). You can decline or cancel it."
+                ));
+                self.body.append(&label);
+            }
+        }
+        self.accept
+            .set_visible(matches!(entry.body, Body::Form(_)));
+        self.open.set_visible(url_mode);
+        self.decline.set_visible(true);
+        self.cancel.set_visible(true);
+        self.close.set_visible(false);
+        // Enter accepts a form. A URL opens only on a click (or its
+        // mnemonic): Enter meant for another window must never open it.
+        if matches!(entry.body, Body::Form(_)) {
+            self.window.set_default_widget(Some(&self.accept));
+        } else {
+            self.window.set_default_widget(None::<&gtk::Widget>);
+        }
+        *self.shown.borrow_mut() = Some((entry.form.clone(), fields));
+    }
+
+    fn clear_body(&self) {
+        while let Some(child) = self.body.first_child() {
+            self.body.remove(&child);
+        }
+        self.shown.borrow_mut().take();
+    }
+
+    /// Focuses the first field, or the safest button.
+    fn focus_start(&self) {
+        match &*self.shown.borrow() {
+            Some((_, Some(fields))) if self.state.borrow().current().and_then(|e| e.model()).is_some_and(|m| !m.is_confirmation()) => {
+                fields.focus(0)
+            }
+            _ => {
+                self.cancel.grab_focus();
+            }
+        }
+    }
+
+    /// The editor for form `form`'s fields: edits its model (if it is
+    /// still here) and refreshes the errors.
+    fn editor(self: &Rc<Self>, form: &str) -> Editor {
+        let ui = Rc::downgrade(self);
+        let form = form.to_owned();
+        Rc::new(move |edit: &mut dyn FnMut(&mut FormModel)| {
+            let Some(ui) = ui.upgrade() else { return };
+            // A signal raised while the state is being changed is the
+            // program's own doing, not the user's.
+            let Ok(mut state) = ui.state.try_borrow_mut() else {
+                return;
+            };
+            let Some(model) = state.get_mut(&form).and_then(|e| e.model_mut()) else {
+                return;
+            };
+            edit(model);
+            if let Ok(shown) = ui.shown.try_borrow()
+                && let Some((shown_form, Some(fields))) = &*shown
+                && *shown_form == form
+            {
+                fields.refresh(model);
+            }
+            // A form-wide error was about the answer as it was.
+            let form_errors = model.form_errors();
+            if form_errors.is_empty() {
+                ui.status.set_visible(false);
+            }
+        })
+    }
+
+    /// Accept: checks the form, sends it, or shows what to fix.
+    fn accept(self: &Rc<Self>) {
+        if let Ok(shown) = self.shown.try_borrow()
+            && let Some((_, Some(fields))) = &*shown
+        {
+            fields.commit_pending();
+        }
+        let mut focus_error = None;
+        let command = {
+            let mut state = self.state.borrow_mut();
+            let Some(entry) = state.current_mut() else { return };
+            if entry.sending {
+                return;
+            }
+            let form = entry.form.clone();
+            let token = entry.token.clone();
+            let Some(model) = entry.model_mut() else { return };
+            match model.submit() {
+                Ok(answer) => Some(Command::Answer { form, token, answer }),
+                Err(errors) => {
+                    focus_error = Some(model.focus());
+                    let count = errors.len();
+                    entry.status = Some(match count {
+                        1 => "1 problem to fix before sending.".to_owned(),
+                        n => format!("{n} problems to fix before sending."),
+                    });
+                    None
+                }
+            }
+        };
+        match command {
+            Some(command) => self.send(command),
+            None => {
+                self.render();
+                if let (Some(index), Some((_, Some(fields)))) = (focus_error, &*self.shown.borrow()) {
+                    fields.focus(index);
+                }
+            }
+        }
+    }
+
+    /// Decline or cancel the shown form.
+    fn answer_bare(self: &Rc<Self>, answer: Answer) {
+        let command = {
+            let state = self.state.borrow();
+            let Some(entry) = state.current() else { return };
+            if entry.sending {
+                return;
+            }
+            Command::Answer {
+                form: entry.form.clone(),
+                token: entry.token.clone(),
+                answer,
+            }
+        };
+        self.send(command);
+    }
+
+    /// "Open in browser": the only way a URL is ever opened.
+    fn open_url(self: &Rc<Self>) {
+        let command = {
+            let state = self.state.borrow();
+            let Some(entry) = state.current() else { return };
+            let Body::Url(view) = &entry.body else { return };
+            if entry.sending {
+                return;
+            }
+            Command::OpenUrl {
+                form: entry.form.clone(),
+                token: entry.token.clone(),
+                url: view.full.clone(),
+            }
+        };
+        self.send(command);
+    }
+
+    /// Hands `command` to the bus side and marks its form as being sent.
+    fn send(self: &Rc<Self>, command: Command) {
+        let (Command::Answer { form, .. } | Command::OpenUrl { form, .. }) = &command;
+        let form = form.clone();
+        if self.commands.try_send(command).is_err() {
+            // The bus side has ended; the fatal event says why.
+            return;
+        }
+        self.state.borrow_mut().sending(&form);
+        self.render();
+    }
+
+    fn escape(self: &Rc<Self>) {
+        let has_form = self.state.borrow().current().is_some();
+        if has_form {
+            self.answer_bare(FormModel::cancel());
+        } else {
+            self.dismiss_notice();
+        }
+    }
+
+    fn dismiss_notice(self: &Rc<Self>) {
+        self.state.borrow_mut().clear_notice();
+        self.render();
+    }
+
+    fn start_notice_timer(self: &Rc<Self>) {
+        if self.notice_timer.borrow().is_some() {
+            return;
+        }
+        let ui = Rc::downgrade(self);
+        let id = glib::timeout_add_local_once(NOTICE_TIME, move || {
+            if let Some(ui) = ui.upgrade() {
+                ui.notice_timer.borrow_mut().take();
+                ui.dismiss_notice();
+            }
+        });
+        *self.notice_timer.borrow_mut() = Some(id);
+    }
+
+    fn stop_notice_timer(&self) {
+        if let Some(id) = self.notice_timer.borrow_mut().take() {
+            id.remove();
+        }
+    }
+}
+
+/// A left-aligned wrapping label.
+fn label_line() -> gtk::Label {
+    let label = gtk::Label::new(None);
+    label.set_xalign(0.0);
+    label.set_wrap(true);
+    label
+}

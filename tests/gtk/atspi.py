@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+"""Reads and drives elicit-gtk through the accessibility bus (AT-SPI).
+
+Run with the system Python (/usr/bin/python3), which has pyatspi:
+
+    atspi.py wait TEXT...      until every TEXT shows in elicit-gtk's tree
+    atspi.py absent TEXT       until TEXT no longer shows
+    atspi.py click NAME        performs the first action of the widget named NAME
+    atspi.py dump              prints the tree
+
+Every wait polls the tree for its condition and gives up after
+ATSPI_DEADLINE seconds (20 by default), printing the tree it last saw.
+"""
+
+import os
+import sys
+import time
+
+import pyatspi
+
+APP = os.environ.get("ATSPI_APP", "elicit-gtk")
+DEADLINE = float(os.environ.get("ATSPI_DEADLINE", "20"))
+
+
+def application():
+    desktop = pyatspi.Registry.getDesktop(0)
+    desktop.clear_cache()
+    for app in desktop:
+        if app is not None and app.name == APP:
+            app.clear_cache()
+            return app
+    return None
+
+
+def walk(node, depth=0):
+    """Every showing node under `node`, with its depth."""
+    yield node, depth
+    try:
+        children = list(node)
+    except Exception:
+        return
+    for child in children:
+        if child is None:
+            continue
+        try:
+            if not child.getState().contains(pyatspi.STATE_SHOWING):
+                continue
+        except Exception:
+            continue
+        yield from walk(child, depth + 1)
+
+
+def text_of(node):
+    """The name, description and text content of a node."""
+    parts = [node.name or "", node.description or ""]
+    try:
+        text = node.queryText()
+        parts.append(text.getText(0, -1) or "")
+    except Exception:
+        pass
+    return [p for p in parts if p]
+
+
+def snapshot():
+    """(role, texts, node) of every showing node, or [] without the app."""
+    app = application()
+    if app is None:
+        return []
+    out = []
+    for node, depth in walk(app):
+        try:
+            out.append((depth, node.getRoleName(), text_of(node), node))
+        except Exception:
+            continue
+    return out
+
+
+def dump(nodes):
+    return "\n".join(
+        "  " * depth + f"[{role}] " + " | ".join(texts) for depth, role, texts, _ in nodes
+    )
+
+
+def present(nodes, wanted):
+    return any(wanted in t for _, _, texts, _ in nodes for t in texts)
+
+
+def until(condition, what):
+    end = time.monotonic() + DEADLINE
+    nodes = []
+    while time.monotonic() < end:
+        nodes = snapshot()
+        found = condition(nodes)
+        if found:
+            return found, nodes
+        time.sleep(0.05)
+    sys.stderr.write(f"timed out waiting for {what}; the tree:\n{dump(nodes)}\n")
+    sys.exit(1)
+
+
+def main(argv):
+    command, args = argv[1], argv[2:]
+    if command == "wait":
+        _, nodes = until(lambda n: all(present(n, t) for t in args), f"{args}")
+        print(dump(nodes))
+    elif command == "absent":
+        until(lambda n: not any(present(n, t) for t in args), f"{args} to go")
+    elif command == "click":
+        name = args[0]
+
+        def target(nodes):
+            for _, _, _, node in nodes:
+                try:
+                    state = node.getState()
+                    if node.name == name and state.contains(pyatspi.STATE_SENSITIVE):
+                        return node
+                except Exception:
+                    continue
+            return None
+
+        node, _ = until(target, f"a widget named {name!r}")
+        action = node.queryAction()
+        if not action.doAction(0):
+            sys.stderr.write(f"{name!r}: action {action.getName(0)!r} failed\n")
+            sys.exit(1)
+    elif command == "dump":
+        print(dump(snapshot()))
+    else:
+        sys.stderr.write(__doc__)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
