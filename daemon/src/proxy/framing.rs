@@ -25,51 +25,71 @@ pub enum Frame {
 pub struct LineReader<R> {
     inner: R,
     cap: usize,
+    /// The line gathered so far, its length, and whether it overflowed:
+    /// kept here rather than in `next`'s future, because the relay calls
+    /// `next` inside `select!`, which drops it mid-line whenever the other
+    /// peer speaks first; the bytes already consumed must not go with it.
+    line: Vec<u8>,
+    seen: usize,
+    overflow: bool,
 }
 
 impl<R: AsyncBufRead + Unpin> LineReader<R> {
     /// Frames `inner`, refusing lines longer than `cap` bytes.
     pub fn new(inner: R, cap: usize) -> Self {
-        LineReader { inner, cap }
+        LineReader {
+            inner,
+            cap,
+            line: Vec::new(),
+            seen: 0,
+            overflow: false,
+        }
     }
 
     /// The next frame, or `None` at end of input. A last line without a
-    /// newline still counts as a line.
+    /// newline still counts as a line. Cancel-safe: a call dropped while it
+    /// waits for input loses nothing, the next call goes on where it was.
     pub async fn next(&mut self) -> std::io::Result<Option<Frame>> {
-        let mut line = Vec::new();
-        let mut seen = 0usize;
-        let mut overflow = false;
         loop {
+            // The only await: everything below it runs to the end of an
+            // iteration without yielding, so the state and the consumed
+            // bytes always agree.
             let buf = self.inner.fill_buf().await?;
             if buf.is_empty() {
                 // End of input: whatever is pending is the last line.
-                return Ok(match (seen, overflow) {
+                let frame = match (self.seen, self.overflow) {
                     (0, _) => None,
                     (bytes, true) => Some(Frame::TooLong { bytes }),
-                    (_, false) => Some(Frame::Line(line)),
-                });
+                    (_, false) => Some(Frame::Line(std::mem::take(&mut self.line))),
+                };
+                self.seen = 0;
+                self.overflow = false;
+                return Ok(frame);
             }
             let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
                 Some(at) => (&buf[..at], Some(at + 1)),
                 None => (buf, None),
             };
-            seen += chunk.len();
-            if !overflow && seen > self.cap {
+            self.seen += chunk.len();
+            if !self.overflow && self.seen > self.cap {
                 // Drop what was gathered; keep counting to the newline.
-                overflow = true;
-                line = Vec::new();
+                self.overflow = true;
+                self.line = Vec::new();
             }
-            if !overflow {
-                line.extend_from_slice(chunk);
+            if !self.overflow {
+                self.line.extend_from_slice(chunk);
             }
             let used = done.unwrap_or(chunk.len());
             self.inner.consume(used);
             if done.is_some() {
-                return Ok(Some(if overflow {
-                    Frame::TooLong { bytes: seen }
+                let frame = if self.overflow {
+                    Frame::TooLong { bytes: self.seen }
                 } else {
-                    Frame::Line(line)
-                }));
+                    Frame::Line(std::mem::take(&mut self.line))
+                };
+                self.seen = 0;
+                self.overflow = false;
+                return Ok(Some(frame));
             }
         }
     }
@@ -78,6 +98,7 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::io::AsyncWriteExt;
 
     async fn frames(input: &[u8], cap: usize) -> Vec<Frame> {
         let mut reader = LineReader::new(tokio::io::BufReader::with_capacity(4, input), cap);
@@ -112,5 +133,23 @@ mod tests {
                 Frame::TooLong { bytes: 10 }
             ]
         );
+    }
+
+    /// The relay reads both peers in one `select!`: a `next` dropped
+    /// mid-line must not lose the half it had read (it did, and lines that
+    /// straddled a read were lost under load in both directions).
+    #[tokio::test]
+    async fn a_call_dropped_mid_line_loses_nothing() {
+        let (mut writer, reader) = tokio::io::duplex(64);
+        let mut lines = LineReader::new(tokio::io::BufReader::new(reader), 100);
+        writer.write_all(b"{\"id\":1,").await.expect("write");
+        let cut = tokio::time::timeout(std::time::Duration::from_millis(20), lines.next()).await;
+        assert!(cut.is_err(), "no line is complete yet");
+        writer.write_all(b"\"method\":\"ping\"}\nnext\n").await.expect("write");
+        assert_eq!(
+            lines.next().await.expect("read"),
+            Some(Frame::Line(b"{\"id\":1,\"method\":\"ping\"}".to_vec()))
+        );
+        assert_eq!(lines.next().await.expect("read"), Some(Frame::Line(b"next".to_vec())));
     }
 }
