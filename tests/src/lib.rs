@@ -13,7 +13,7 @@ mod xvfb;
 
 pub use bus::PrivateBus;
 pub use daemon::Daemon;
-pub use frontend::{Shown, TestFrontend};
+pub use frontend::{Event, Shown, TestFrontend};
 pub use tmux::Tmux;
 pub use xvfb::Xvfb;
 
