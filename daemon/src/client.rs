@@ -2,7 +2,7 @@
 //! open a session, submit forms, and wait for their outcome across daemon
 //! restarts.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use elicit_proto::Error;
 use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, Request1Proxy, Session1Proxy, dict_str};
@@ -45,6 +45,8 @@ pub struct ClientSession {
     daemon: Option<String>,
     /// Outcomes that arrived for other forms while waiting for one.
     early: HashMap<String, Outcome>,
+    /// Forms whose acknowledgement was cut off by the daemon leaving.
+    interrupted: HashSet<String>,
 }
 
 impl std::fmt::Debug for ClientSession {
@@ -84,6 +86,7 @@ impl ClientSession {
             daemon_changes,
             daemon,
             early: HashMap::new(),
+            interrupted: HashSet::new(),
         })
     }
 
@@ -139,14 +142,41 @@ impl ClientSession {
             // Kept until the acknowledgement succeeds, so that a caller
             // who abandons this future (a select, a cancellation) can wait
             // again and still get the outcome.
-            if let Some(outcome) = self.early.get(form.as_str()).cloned() {
-                request_proxy(&self.conn, form)
+            // While the daemon is known to be gone, wait for it (below).
+            if let Some(outcome) = self.early.get(form.as_str()).cloned()
+                && self.daemon.is_some()
+            {
+                let acknowledged = request_proxy(&self.conn, form)
                     .await?
                     .acknowledge()
                     .await
-                    .map_err(Error::from_dbus)?;
-                self.early.remove(form.as_str());
-                return Ok(outcome);
+                    .map_err(Error::from_dbus);
+                match acknowledged {
+                    Ok(()) => {
+                        self.early.remove(form.as_str());
+                        self.interrupted.remove(form.as_str());
+                        return Ok(outcome);
+                    }
+                    // An acknowledgement cut off by a crash may have been
+                    // processed just before it: then the form is gone
+                    // because it was delivered.
+                    Err(error) if is_gone(&error) && self.interrupted.remove(form.as_str()) => {
+                        self.early.remove(form.as_str());
+                        return Ok(outcome);
+                    }
+                    Err(Error::Bus(error)) => {
+                        if daemon_name(&self.conn).await == self.daemon {
+                            return Err(Error::Bus(error));
+                        }
+                        // The daemon died with the acknowledgement in
+                        // flight. The answer is still stored: failing here
+                        // would lose an answer the user gave, so wait for
+                        // the daemon to return and acknowledge again.
+                        tracing::warn!(%error, "the broker left before the acknowledgement; waiting for it to return");
+                        self.interrupted.insert(form.to_string());
+                    }
+                    Err(error) => return Err(error),
+                }
             }
             tokio::select! {
                 message = self.responses.next() => {
@@ -224,6 +254,18 @@ async fn request_proxy<'a>(conn: &Connection, form: &'a OwnedObjectPath) -> Resu
         .cache_properties(zbus::proxy::CacheProperties::No)
         .build()
         .await?)
+}
+
+/// Whether `error` says the form no longer exists (the daemon retired it,
+/// so its object is gone too).
+fn is_gone(error: &Error) -> bool {
+    match error {
+        Error::NotFound(_) => true,
+        Error::Bus(zbus::Error::MethodError(name, _, _)) => {
+            name.as_str() == "org.freedesktop.DBus.Error.UnknownObject"
+        }
+        _ => false,
+    }
 }
 
 async fn daemon_name(conn: &Connection) -> Option<String> {
