@@ -165,17 +165,20 @@ impl TextFormat {
 }
 
 /// A compiled ECMA-262 pattern, kept with its source.
+///
+/// It is matched by a linear-time translation (see `pattern.rs`), never by
+/// backtracking, so no pattern a server sends can stall a check.
 #[derive(Debug, Clone)]
 pub struct Pattern {
     source: String,
-    regex: regress::Regex,
+    regex: regex::Regex,
 }
 
 impl Pattern {
-    pub(crate) fn compile(source: &str) -> Result<Self, regress::Error> {
+    pub(crate) fn compile(source: &str) -> Result<Self, crate::pattern::PatternError> {
         Ok(Pattern {
             source: source.to_owned(),
-            regex: regress::Regex::new(source)?,
+            regex: crate::pattern::compile(source)?,
         })
     }
 
@@ -187,7 +190,7 @@ impl Pattern {
     /// JSON Schema semantics: the pattern is not anchored, a match anywhere
     /// in the text counts.
     pub fn is_match(&self, text: &str) -> bool {
-        self.regex.find(text).is_some()
+        self.regex.is_match(text)
     }
 }
 

@@ -17,6 +17,7 @@ mod error;
 mod form;
 mod formats;
 mod limits;
+mod pattern;
 mod request;
 mod schema;
 

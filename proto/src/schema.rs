@@ -11,6 +11,7 @@ use crate::answer::check_value;
 use crate::error::{Location, SchemaError};
 use crate::form::{Choice, Field, FieldKind, Form, Pattern, TextFormat};
 use crate::limits::Limits;
+use crate::pattern::PatternError;
 
 /// Keywords that change what a property means in ways the subset cannot
 /// render; silently ignoring them would let an answer through that the
@@ -358,11 +359,15 @@ fn parse_string_kind(check: &mut PropertyCheck<'_>, limits: &Limits) -> Option<F
         }
         Some(source) => match Pattern::compile(&source) {
             Ok(pattern) => Some(pattern),
-            Err(e) => {
+            Err(PatternError::Syntax(e)) => {
                 check.fail(
                     "bad-pattern",
                     format!("`pattern` does not compile as ECMA-262: {e}"),
                 );
+                None
+            }
+            Err(PatternError::Unsupported(why)) => {
+                check.fail("unsupported-pattern", format!("`pattern` {why}"));
                 None
             }
         },

@@ -95,6 +95,17 @@ fn formats_and_bounds() {
         "property `a`",
         "bad-pattern",
     );
+    // Backreferences and lookaround have no linear-time match (below).
+    assert_rule(
+        form(json!({"a": {"type": "string", "pattern": "(a)\\1"}})),
+        "property `a`",
+        "unsupported-pattern",
+    );
+    assert_rule(
+        form(json!({"a": {"type": "string", "pattern": "^(?=.*\\d)"}})),
+        "property `a`",
+        "unsupported-pattern",
+    );
     // An integer bound written 2.0 is still a whole number.
     assert!(broken(form(json!({"a": {"type": "integer", "minimum": 2.0}}))).is_empty());
 }
@@ -302,4 +313,27 @@ fn validate_answer_fields(request: &Elicitation, content: Value, limits: &Limits
         Ok(()) => Vec::new(),
         Err(errors) => errors.into_iter().map(|e| (e.field, e.message)).collect(),
     }
+}
+
+/// Found while writing the schema_check fuzz target: a pattern with nested
+/// quantifiers and a default that almost fits made the backtracking
+/// matcher take about 2^n steps, so one request could stall the broker.
+/// Patterns are now matched in linear time.
+#[test]
+fn nested_quantifiers_cannot_stall_the_check() {
+    let start = std::time::Instant::now();
+    let almost = format!("{}!", "a".repeat(40));
+    let found = broken(form(json!({
+        "s": {"type": "string", "pattern": "^(a+)+$", "default": almost},
+    })));
+    assert_eq!(found, [("property `s`".to_owned(), "default-does-not-fit")]);
+    let request = Elicitation::from_value(
+        form(json!({"s": {"type": "string", "pattern": "^(a|aa)*$"}})),
+        &Limits::default(),
+    )
+    .expect("valid");
+    let long = format!("{}!", "a".repeat(100_000));
+    let errors = validate_answer_fields(&request, json!({ "s": long }), &Limits::default());
+    assert_eq!(errors.len(), 1);
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
 }
