@@ -6,6 +6,10 @@ use std::time::Duration;
 use elicit_proto::Limits;
 use serde::Deserialize;
 
+mod frontends;
+
+pub use frontends::{Condition, FrontendConfig, Invalid, Program};
+
 /// Everything the daemon reads from `$XDG_CONFIG_HOME/elicitd/config.toml`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
@@ -85,18 +89,6 @@ impl BrokerConfig {
     }
 }
 
-/// Front-end preference and launching.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
-pub struct FrontendConfig {
-    /// Front-end names in order of preference (`gtk`, `notify`, `tui`, …);
-    /// names not listed come after, by the priority they registered with.
-    pub preference: Vec<String>,
-    /// A program (argv) to start when a form waits and no front-end is
-    /// registered.
-    pub command: Vec<String>,
-}
-
 /// History retention.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
@@ -130,6 +122,14 @@ pub enum ConfigError {
         /// What is wrong, with line and column.
         source: toml::de::Error,
     },
+    /// A value parses but cannot be used; the message names the key.
+    #[error("{path}: {source}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The key and what is wrong with it.
+        source: Invalid,
+    },
 }
 
 impl Config {
@@ -145,10 +145,18 @@ impl Config {
                 });
             }
         };
-        toml::from_str(&text).map_err(|source| ConfigError::Parse {
+        let config: Config = toml::from_str(&text).map_err(|source| ConfigError::Parse {
             path: path.to_owned(),
             source,
-        })
+        })?;
+        config
+            .frontends
+            .validate()
+            .map_err(|source| ConfigError::Invalid {
+                path: path.to_owned(),
+                source,
+            })?;
+        Ok(config)
     }
 }
 
@@ -208,5 +216,24 @@ mod tests {
         assert_eq!(config.broker.forms_per_session, 3);
         assert_eq!(config.frontends.preference, ["gtk", "tui"]);
         assert_eq!(config.limits.max_properties, 5);
+    }
+
+    #[test]
+    fn front_end_programs_are_read_and_checked() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("config.toml");
+        let programs = "[[frontends.program]]\nname = \"gtk\"\ncommand = [\"elicit-gtk\"]\nwhen = \"display\"\n\
+            [[frontends.program]]\nname = \"tui\"\ncommand = [\"foot\", \"elicit-tui\"]\n";
+        std::fs::write(&path, programs).expect("write");
+        let config = Config::load(&path).expect("valid");
+        assert_eq!(config.frontends.program[0].when, Condition::Display);
+        assert_eq!(config.frontends.program[1].when, Condition::Always);
+        // A condition that does not exist names the key and the choices.
+        std::fs::write(&path, programs.replace("display", "screen")).expect("write");
+        let error = Config::load(&path).expect_err("bad condition").to_string();
+        assert!(error.contains("when") && error.contains("no-display"), "{error}");
+        std::fs::write(&path, programs.replace("[\"elicit-gtk\"]", "[]")).expect("write");
+        let error = Config::load(&path).expect_err("no command").to_string();
+        assert!(error.contains("frontends.program[0].command"), "{error}");
     }
 }

@@ -201,6 +201,11 @@ pub trait Broker1 {
         options: Dict,
     ) -> zbus::Result<()>;
 
+    /// Hands a form presented to the caller (with its token) to the
+    /// next-best front-end other than the caller, or to a started
+    /// front-end program; it does not come back to the caller.
+    fn pass_on(&self, form: &str, token: &str) -> zbus::Result<()>;
+
     /// Remembered choices as a JSON array.
     fn list_remembered(&self) -> zbus::Result<String>;
 

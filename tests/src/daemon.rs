@@ -14,12 +14,21 @@ pub struct Daemon {
     state_dir: PathBuf,
     config: PathBuf,
     log: PathBuf,
+    /// Environment changes for the process: `None` removes a variable.
+    env: Vec<(String, Option<String>)>,
 }
 
 impl Daemon {
     /// Starts `elicitd` on `bus` with `config_toml` and waits until it owns
     /// its name.
     pub async fn start(bus: &PrivateBus, config_toml: &str) -> Daemon {
+        Daemon::start_with_env(bus, config_toml, &[]).await
+    }
+
+    /// [`Daemon::start`] with the daemon's environment changed: each
+    /// variable set to `Some` value or removed for `None` (the front-end
+    /// launcher reads `DISPLAY` and `WAYLAND_DISPLAY`).
+    pub async fn start_with_env(bus: &PrivateBus, config_toml: &str, env: &[(&str, Option<&str>)]) -> Daemon {
         let state_dir = bus.dir().join("state");
         let config = bus.dir().join("config.toml");
         std::fs::write(&config, config_toml).expect("write config");
@@ -29,6 +38,10 @@ impl Daemon {
             state_dir,
             config,
             log: bus.dir().join("elicitd.log"),
+            env: env
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), value.map(str::to_owned)))
+                .collect(),
         };
         daemon.spawn(None).await;
         daemon
@@ -50,7 +63,14 @@ impl Daemon {
             .append(true)
             .open(&self.log)
             .expect("log file");
-        let child = Command::new(binary("elicitd"))
+        let mut command = Command::new(binary("elicitd"));
+        for (name, value) in &self.env {
+            match value {
+                Some(value) => command.env(name, value),
+                None => command.env_remove(name),
+            };
+        }
+        let child = command
             .arg("--bus")
             .arg(&self.address)
             .arg("--state-dir")

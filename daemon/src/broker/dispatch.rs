@@ -108,7 +108,9 @@ impl Broker {
     pub(crate) fn dispatch(self: &Arc<Self>, sessions: impl IntoIterator<Item = String>) {
         let preference = &self.config.frontends.preference;
         let mut jobs = Vec::new();
-        let mut unserved = false;
+        // For each form nobody can show: the front-ends a started program
+        // must not be.
+        let mut unserved = Vec::new();
         {
             let mut state = self.lock();
             for session_id in sessions {
@@ -125,8 +127,11 @@ impl Broker {
                 if !form.ready || form.presenter.is_some() || form.record.state == FormState::Answered {
                     continue;
                 }
-                let Some(frontend) = state.best_frontend(&form.request, preference) else {
-                    unserved = true;
+                let Some(frontend) = state.best_frontend(form, preference) else {
+                    let unwanted = state.unwanted_for(form);
+                    if !unserved.contains(&unwanted) {
+                        unserved.push(unwanted);
+                    }
                     continue;
                 };
                 let presenter = Presenter {
@@ -148,8 +153,8 @@ impl Broker {
                 });
             }
         }
-        if unserved {
-            self.launcher.ensure_running();
+        for unwanted in &unserved {
+            self.launcher.ensure_running(unwanted);
         }
         for job in jobs {
             self.form_changed(job.form, &job.session, "presented", &job.presenter.label);

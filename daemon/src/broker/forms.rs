@@ -629,5 +629,6 @@ pub(crate) fn live_form(record: FormRecord, request: Elicitation, request_json: 
         request_json: Arc::from(request_json),
         presenter: None,
         ready: false,
+        passed_by: Vec::new(),
     }
 }

@@ -7,6 +7,7 @@
 
 mod dispatch;
 mod forms;
+mod handoff;
 mod restore;
 mod sessions;
 pub mod state;
@@ -75,7 +76,7 @@ impl Broker {
             .get_connection_unix_user(own_name.as_ref().into())
             .await
             .map_err(zbus::Error::from)?;
-        let launcher = Launcher::new(config.frontends.command.clone());
+        let launcher = Launcher::new(&config.frontends);
         let (events, receiver) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(dispatch::emit_form_events(conn.clone(), receiver));
         Ok(Arc::new(Broker {

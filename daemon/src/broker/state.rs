@@ -4,7 +4,7 @@
 //! the daemon runs (who presents what, which front-ends are alive) and
 //! indexes the rest for the hot path.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use elicit_proto::{Elicitation, Mode};
@@ -49,6 +49,9 @@ pub struct Form {
     pub presenter: Option<Presenter>,
     /// Stored and past the policy: only then may it be presented.
     pub ready: bool,
+    /// Names of the front-ends that passed it on (`PassOn`): it is not
+    /// presented to them again while the daemon runs.
+    pub passed_by: Vec<String>,
 }
 
 /// Who holds a presented form, and the token its answer must carry.
@@ -123,14 +126,24 @@ pub struct Frontend {
 }
 
 impl State {
-    /// The best live front-end for `request`, by the preference list, then
-    /// priority, then registration order.
-    pub fn best_frontend(&self, request: &Elicitation, preference: &[String]) -> Option<&Frontend> {
+    /// The best live front-end for `form`, by the preference list, then
+    /// priority, then registration order; never one that passed it on.
+    pub fn best_frontend(&self, form: &Form, preference: &[String]) -> Option<&Frontend> {
         let rank = |f: &Frontend| preference.iter().position(|p| *p == f.name).unwrap_or(usize::MAX);
         self.frontends
             .values()
-            .filter(|f| f.capabilities.can_show(request))
+            .filter(|f| f.capabilities.can_show(&form.request) && !form.passed_by.contains(&f.name))
             .min_by_key(|f| (rank(f), -i64::from(f.priority), f.order))
+    }
+
+    /// The front-end names a program started for `form` would be unwanted
+    /// under: those registered already and those that passed it on.
+    pub fn unwanted_for(&self, form: &Form) -> HashSet<String> {
+        self.frontends
+            .values()
+            .map(|f| f.name.clone())
+            .chain(form.passed_by.iter().cloned())
+            .collect()
     }
 
     /// Forms queued or presented.

@@ -120,6 +120,18 @@ impl BrokerIface {
             .await
     }
 
+    /// Hands a presented form (held with its token) to the next-best
+    /// front-end other than the caller, or to a started front-end program.
+    async fn pass_on(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        form: &str,
+        token: &str,
+    ) -> Result<(), Error> {
+        let caller = self.broker.caller(header.sender()).await?;
+        self.broker.pass_on(&caller, form_id(form)?, token)
+    }
+
     /// Remembered choices as a JSON array.
     async fn list_remembered(&self, #[zbus(header)] header: Header<'_>) -> Result<String, Error> {
         self.broker.caller(header.sender()).await?;

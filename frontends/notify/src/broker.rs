@@ -1,0 +1,199 @@
+//! The elicitd side: serving `Frontend1`, staying registered as `notify`,
+//! answering and passing forms on.
+
+use elicit_proto::Error;
+use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin};
+use futures_util::StreamExt;
+use tokio::sync::mpsc::UnboundedSender;
+use zbus::message::Header;
+use zbus::zvariant::{ObjectPath, OwnedValue, Str, Value};
+use zbus::{Connection, fdo, interface};
+
+/// Where this front-end serves `dev.elicitd.Frontend1`.
+pub const FRONTEND_PATH: &str = "/dev/elicitd/frontend/notify";
+
+/// A form the broker asked this front-end to show.
+#[derive(Debug, Clone)]
+pub struct ShowRequest {
+    /// The broker's form id.
+    pub form: String,
+    /// The presentation token to answer with.
+    pub token: String,
+    /// The `elicitation/create` params as JSON text.
+    pub request_json: String,
+    /// Who asks.
+    pub origin: Origin,
+}
+
+/// What the broker tells the front-end.
+#[derive(Debug, Clone)]
+pub enum BrokerEvent {
+    /// Show a form.
+    Show(Box<ShowRequest>),
+    /// Stop showing a form.
+    Withdraw(String),
+    /// Registered with the broker (again, after a restart): forms shown
+    /// before are stale.
+    Registered,
+    /// The broker left the bus: forms shown are stale.
+    Gone,
+}
+
+/// The `Frontend1` object: it only forwards, so that `Show` returns at once
+/// as the broker requires.
+struct Frontend {
+    events: UnboundedSender<BrokerEvent>,
+    conn: Connection,
+}
+
+impl Frontend {
+    /// Only the broker may show or withdraw forms: any client on the bus
+    /// could call this object, and a fake form is a phishing tool.
+    async fn check_caller(&self, header: &Header<'_>) -> fdo::Result<()> {
+        let dbus = fdo::DBusProxy::new(&self.conn).await?;
+        let name = zbus::names::BusName::try_from(BUS_NAME).map_err(zbus::Error::from)?;
+        let owner = dbus.get_name_owner(name).await?;
+        match header.sender() {
+            Some(sender) if sender.as_str() == owner.as_str() => Ok(()),
+            _ => Err(fdo::Error::AccessDenied("only elicitd may call this".into())),
+        }
+    }
+}
+
+#[interface(name = "dev.elicitd.Frontend1")]
+impl Frontend {
+    async fn show(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        form: String,
+        token: String,
+        request_json: String,
+        info: Dict,
+    ) -> fdo::Result<()> {
+        self.check_caller(&header).await?;
+        let request = ShowRequest {
+            form,
+            token,
+            request_json,
+            origin: Origin::from_dict(&info),
+        };
+        self.events
+            .send(BrokerEvent::Show(Box::new(request)))
+            .map_err(|_| fdo::Error::Failed("the front-end is shutting down".into()))
+    }
+
+    async fn withdraw(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        form: String,
+        reason: String,
+    ) -> fdo::Result<()> {
+        self.check_caller(&header).await?;
+        let _ = reason;
+        // A closed channel means the front-end is going; nothing is left
+        // to close.
+        let _ = self.events.send(BrokerEvent::Withdraw(form));
+        Ok(())
+    }
+}
+
+/// The connection's tie to the broker.
+#[derive(Clone)]
+pub struct Link {
+    broker: Broker1Proxy<'static>,
+}
+
+impl Link {
+    /// Serves `Frontend1` on `conn` and keeps it registered with the
+    /// broker, across broker restarts, for as long as `conn` lives.
+    pub async fn start(conn: &Connection, events: UnboundedSender<BrokerEvent>) -> zbus::Result<Link> {
+        let frontend = Frontend {
+            events: events.clone(),
+            conn: conn.clone(),
+        };
+        conn.object_server().at(FRONTEND_PATH, frontend).await?;
+        let broker = Broker1Proxy::builder(conn)
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await?;
+        let link = Link { broker };
+        // Subscribe before the first attempt, so that a broker starting in
+        // between is not missed.
+        let dbus = fdo::DBusProxy::new(conn).await?;
+        let mut owners = dbus
+            .receive_name_owner_changed_with_args(&[(0, BUS_NAME)])
+            .await?;
+        link.register(&events).await;
+        let keeper = link.clone();
+        tokio::spawn(async move {
+            while let Some(change) = owners.next().await {
+                let Ok(args) = change.args() else { continue };
+                if args.new_owner().is_some() {
+                    keeper.register(&events).await;
+                } else if events.send(BrokerEvent::Gone).is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(link)
+    }
+
+    async fn register(&self, events: &UnboundedSender<BrokerEvent>) {
+        match self.try_register().await {
+            Ok(()) => {
+                let _ = events.send(BrokerEvent::Registered);
+            }
+            Err(error) => eprintln!(
+                "elicit-notify: cannot register with elicitd (waiting for it): {}",
+                error.detail()
+            ),
+        }
+    }
+
+    async fn try_register(&self) -> Result<(), Error> {
+        let mut options = Dict::new();
+        options.insert("name".into(), OwnedValue::from(Str::from("notify")));
+        // Every form: what a notification cannot hold, it hands on with
+        // "Open…".
+        let capabilities = vec!["form", "url", "confirm"];
+        let capabilities = OwnedValue::try_from(Value::from(capabilities)).map_err(zbus::Error::from)?;
+        options.insert("capabilities".into(), capabilities);
+        // Below elicit-tui (10): without a preference list, a terminal
+        // that is open is the better place to answer.
+        options.insert("priority".into(), OwnedValue::from(5i32));
+        self.broker
+            .register_frontend(&ObjectPath::from_static_str_unchecked(FRONTEND_PATH), options)
+            .await
+            .map_err(Error::from_dbus)
+    }
+
+    /// Answers form `form` with `token`.
+    pub async fn answer(&self, form: &str, token: &str, answer: &elicit_proto::Answer) -> Result<(), Error> {
+        let content = answer
+            .content
+            .as_ref()
+            .map(serde_json::Value::to_string)
+            .unwrap_or_default();
+        let action = match answer.action {
+            elicit_proto::ElicitationAction::Accept => "accept",
+            elicit_proto::ElicitationAction::Decline => "decline",
+            _ => "cancel",
+        };
+        self.broker
+            .answer(form, token, action, &content)
+            .await
+            .map_err(Error::from_dbus)
+    }
+
+    /// Hands form `form` to another front-end.
+    pub async fn pass_on(&self, form: &str, token: &str) -> Result<(), Error> {
+        self.broker.pass_on(form, token).await.map_err(Error::from_dbus)
+    }
+
+    /// Tells the broker this front-end is going, so its forms move on at
+    /// once rather than when the connection drops.
+    pub async fn unregister(&self) {
+        // Leaving anyway: the broker also notices the connection drop.
+        let _ = self.broker.unregister_frontend().await;
+    }
+}

@@ -1,0 +1,55 @@
+//! The desktop-notification front-end of elicitd, as a library so that
+//! what a form becomes in a notification can be tested without a desktop.
+//!
+//! It registers with the broker as the front-end `notify`. A confirmation,
+//! or one single-choice field of at most three options, is answered from
+//! the notification's actions; anything richer offers "Open…", which hands
+//! the form to the next front-end (`Broker1.PassOn`), and "Decline".
+
+pub mod app;
+pub mod broker;
+pub mod card;
+pub mod server;
+
+use std::path::PathBuf;
+
+/// Command-line arguments.
+#[derive(Debug, Clone, clap::Parser)]
+#[command(
+    name = "elicit-notify",
+    version,
+    about = "Answer MCP elicitations from elicitd in desktop notifications"
+)]
+pub struct Args {
+    /// The D-Bus address of the bus elicitd and the notification server are
+    /// on (default: the session bus, `DBUS_SESSION_BUS_ADDRESS`).
+    #[arg(long, value_name = "ADDRESS")]
+    pub bus: Option<String>,
+    /// Write man pages and shell completions into DIR, then exit (packaging).
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub generate_docs: Option<PathBuf>,
+}
+
+/// Errors that end the program.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The bus could not be reached or served.
+    #[error("D-Bus: {0}")]
+    Bus(#[from] zbus::Error),
+}
+
+/// Runs the front-end until `stop` resolves or the bus goes away.
+pub async fn run(args: Args, stop: impl std::future::Future<Output = ()>) -> Result<(), RunError> {
+    let builder = match args.bus.as_deref() {
+        Some(address) => zbus::connection::Builder::address(address)?,
+        None => zbus::connection::Builder::session()?,
+    };
+    let conn = builder.build().await?;
+    // The notification server's signals are subscribed to before the
+    // broker can present the first form.
+    let server = server::Server::connect(&conn).await?;
+    let (events, inbox) = tokio::sync::mpsc::unbounded_channel();
+    let link = broker::Link::start(&conn, events).await?;
+    app::App::new(link, server).run(inbox, stop).await;
+    Ok(())
+}

@@ -1,0 +1,60 @@
+//! `elicit-notify`: the desktop-notification front-end of elicitd.
+//!
+//! It registers with the broker as the front-end `notify` and shows each
+//! form presented to it as a desktop notification: confirmations and small
+//! choices are answered from the notification's actions, anything richer
+//! is handed to the next front-end with "Open…".
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use elicit_notify::{Args, run};
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    if let Some(dir) = &args.generate_docs {
+        return match elicit_proto::docgen::generate(<Args as clap::CommandFactory>::command(), dir) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("elicit-notify: cannot write to {}: {error}", dir.display());
+                ExitCode::FAILURE
+            }
+        };
+    }
+    // One worker: a notification front-end waits on the bus and nothing
+    // else.
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("elicit-notify: cannot start: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args, stop_signal())) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("elicit-notify: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// SIGTERM or SIGINT: close the notifications and unregister before
+/// leaving, so that the forms move on at once.
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
+    else {
+        // Without signal handlers the default action ends the process.
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+}

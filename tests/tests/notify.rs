@@ -1,0 +1,287 @@
+//! `elicit-notify` end to end: the real binary against the real `elicitd`
+//! on a private bus, with a real notification server (dunst under Xvfb,
+//! driven through its context menu), asked with `elicit ask`. Every wait
+//! is for a condition, with a deadline.
+
+#[path = "notify/dunst.rs"]
+mod dunst;
+#[path = "notify/plain_server.rs"]
+mod plain_server;
+
+use std::path::PathBuf;
+use std::process::{Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use elicit_proto::dbus::Broker1Proxy;
+use elicit_tests::{Daemon, PrivateBus, TestFrontend, binary, eventually, within};
+use serde_json::{Value, json};
+
+use dunst::Dunst;
+use plain_server::PlainServer;
+
+const CONFIRM: &str = r#"{"type": "object", "properties": {}}"#;
+const COLOR: &str = r#"{"type": "object", "properties": {"color": {"type": "string",
+  "title": "Color", "enum": ["red", "green", "blue"]}}, "required": ["color"]}"#;
+const NAME: &str = r#"{"type": "object", "properties": {"name": {"type": "string",
+  "title": "Name", "minLength": 1}}, "required": ["name"]}"#;
+
+/// notify first; a front-end named `tui` is where "Open…" leads.
+const CONFIG: &str = "[frontends]\npreference = [\"notify\", \"tui\"]\n";
+
+/// A running `elicit-notify`.
+struct Notify {
+    _child: tokio::process::Child,
+    log: PathBuf,
+}
+
+impl Notify {
+    /// Starts `elicit-notify` on `bus` and waits until it has registered.
+    async fn start(bus: &PrivateBus) -> Notify {
+        let log = bus.dir().join("notify.log");
+        let child = tokio::process::Command::new(binary("elicit-notify"))
+            .arg("--bus")
+            .arg(bus.address())
+            .stdin(Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("log file"))
+            .kill_on_drop(true)
+            .spawn()
+            .expect("elicit-notify starts");
+        let conn = bus.connect().await;
+        let broker = Broker1Proxy::builder(&conn)
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await
+            .expect("proxy");
+        eventually("elicit-notify to register", || async {
+            broker.frontends().await.unwrap_or(0) >= 1
+        })
+        .await;
+        Notify { _child: child, log }
+    }
+
+    /// What it wrote to standard error.
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+/// Starts `elicit ask` with `schema` and returns the child.
+fn ask(bus: &PrivateBus, message: &str, schema: &str) -> tokio::process::Child {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let file = bus
+        .dir()
+        .join(format!("schema-{}.json", NEXT.fetch_add(1, Ordering::SeqCst)));
+    std::fs::write(&file, schema).expect("write schema");
+    tokio::process::Command::new(binary("elicit"))
+        .arg("--bus")
+        .arg(bus.address())
+        .args(["ask", "--message", message, "--schema"])
+        .arg(&file)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("elicit ask starts")
+}
+
+/// What `elicit ask` printed, parsed, and its exit code.
+async fn printed(child: tokio::process::Child) -> (Value, Option<i32>) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = within("elicit ask to finish", child.wait_with_output())
+        .await
+        .expect("elicit ask runs");
+    let text = String::from_utf8_lossy(&stdout);
+    let value = serde_json::from_str(text.trim()).unwrap_or_else(|e| {
+        panic!(
+            "elicit ask printed no JSON ({e}): {text:?}; stderr: {}",
+            String::from_utf8_lossy(&stderr)
+        )
+    });
+    (value, status.code())
+}
+
+async fn forms(conn: &zbus::Connection) -> Vec<Value> {
+    let broker = Broker1Proxy::new(conn).await.expect("proxy");
+    serde_json::from_str(&broker.list_forms().await.expect("list")).expect("JSON")
+}
+
+/// Everything a notification test needs: bus, dunst, daemon, front-end.
+struct Desk {
+    bus: PrivateBus,
+    dunst: Dunst,
+    _daemon: Daemon,
+    notify: Notify,
+    conn: zbus::Connection,
+}
+
+async fn desk() -> Desk {
+    let bus = PrivateBus::start();
+    let dunst = Dunst::start(&bus).await;
+    let daemon = Daemon::start(&bus, CONFIG).await;
+    let notify = Notify::start(&bus).await;
+    let conn = bus.connect().await;
+    Desk {
+        bus,
+        dunst,
+        _daemon: daemon,
+        notify,
+        conn,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirmation_is_accepted_from_the_notification() {
+    let desk = desk().await;
+    let asked = ask(&desk.bus, "Deploy now?", CONFIRM);
+    desk.dunst.wait_displayed(&desk.conn, 1).await;
+    let menu = desk.dunst.choose("accept").await;
+    assert!(
+        menu.contains("#Accept (an unnamed server (for elicit ask) asks)"),
+        "{menu}"
+    );
+    assert!(menu.contains("#Decline ("), "{menu}");
+    let (answer, code) = printed(asked).await;
+    assert_eq!(answer, json!({"action": "accept", "content": {}}));
+    assert_eq!(code, Some(0));
+    // Answered: the notification is closed.
+    desk.dunst.wait_displayed(&desk.conn, 0).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_three_option_choice_is_answered_from_the_notification() {
+    let desk = desk().await;
+    let asked = ask(&desk.bus, "Which color?", COLOR);
+    desk.dunst.wait_displayed(&desk.conn, 1).await;
+    let menu = desk.dunst.choose("option-1").await;
+    for label in ["#red (", "#green (", "#blue (", "#Decline ("] {
+        assert!(menu.contains(label), "{label} missing from {menu}");
+    }
+    let (answer, code) = printed(asked).await;
+    assert_eq!(answer, json!({"action": "accept", "content": {"color": "green"}}));
+    assert_eq!(code, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dismissed_notification_leaves_the_form_pending() {
+    let desk = desk().await;
+    let mut asked = ask(&desk.bus, "Deploy now?", CONFIRM);
+    desk.dunst.wait_displayed(&desk.conn, 1).await;
+    desk.dunst.dismiss();
+    // Not declined: passed on, and with no other front-end it waits.
+    eventually("the form to wait, queued", || async {
+        let listed = forms(&desk.conn).await;
+        listed.len() == 1 && listed[0]["state"] == "queued"
+    })
+    .await;
+    assert!(
+        asked.try_wait().expect("ask").is_none(),
+        "elicit ask got no answer"
+    );
+    // It is still there to answer: a front-end that comes takes it.
+    let mut tui = TestFrontend::register(&desk.bus, "tui", 0).await;
+    let shown = tui.next_show().await;
+    assert_eq!(shown.request["message"], "Deploy now?");
+    tui.answer(&shown, "accept", json!({})).await.expect("answer");
+    let (answer, code) = printed(asked).await;
+    assert_eq!(answer, json!({"action": "accept", "content": {}}));
+    assert_eq!(code, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forged_action_is_ignored() {
+    let desk = desk().await;
+    let asked = ask(&desk.bus, "Deploy now?", CONFIRM);
+    desk.dunst.wait_displayed(&desk.conn, 1).await;
+    // The menu shows the notification's id; picking nothing changes
+    // nothing.
+    let menu = desk.dunst.choose("nothing").await;
+    let id = dunst::id_in_menu(&menu, "accept").expect("the id in the menu");
+    // Any client can emit ActionInvoked: this one is not the server.
+    desk.conn
+        .emit_signal(
+            None::<&str>,
+            "/org/freedesktop/Notifications",
+            "org.freedesktop.Notifications",
+            "ActionInvoked",
+            &(id, "accept"),
+        )
+        .await
+        .expect("emit the forgery");
+    eventually("elicit-notify to ignore the forgery", || async {
+        desk.notify.log().contains("ignored a notification signal")
+    })
+    .await;
+    let listed = forms(&desk.conn).await;
+    assert_eq!(listed[0]["state"], "presented", "{listed:?}");
+    assert_eq!(listed[0]["presented-to"], "notify");
+    // The real server's action still counts.
+    desk.dunst.choose("decline").await;
+    let (answer, code) = printed(asked).await;
+    assert_eq!(answer["action"], "decline");
+    assert_eq!(code, Some(3));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_hands_a_rich_form_to_the_next_front_end() {
+    let desk = desk().await;
+    let mut tui = TestFrontend::register(&desk.bus, "tui", 0).await;
+    let asked = ask(&desk.bus, "Who are you?", NAME);
+    desk.dunst.wait_displayed(&desk.conn, 1).await;
+    let menu = desk.dunst.choose("open").await;
+    assert!(menu.contains("#Open… ("), "{menu}");
+    assert!(
+        !menu.contains("accept]"),
+        "a rich form is not accepted from a notification: {menu}"
+    );
+    let shown = tui.next_show().await;
+    assert_eq!(shown.request["message"], "Who are you?");
+    desk.dunst.wait_displayed(&desk.conn, 0).await;
+    tui.answer(&shown, "accept", json!({"name": "Ann"}))
+        .await
+        .expect("answer");
+    let (answer, code) = printed(asked).await;
+    assert_eq!(answer, json!({"action": "accept", "content": {"name": "Ann"}}));
+    assert_eq!(code, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_withdrawn_form_closes_its_notification() {
+    let desk = desk().await;
+    let mut asked = ask(&desk.bus, "Deploy now?", CONFIRM);
+    desk.dunst.wait_displayed(&desk.conn, 1).await;
+    // The asking client goes away: the daemon withdraws the form.
+    asked.kill().await.expect("kill elicit ask");
+    desk.dunst.wait_displayed(&desk.conn, 0).await;
+    eventually("the form to be gone", || async {
+        forms(&desk.conn).await.is_empty()
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_actions_gets_a_notice_and_the_form_moves_on() {
+    let bus = PrivateBus::start();
+    let plain = PlainServer::start(&bus).await;
+    let _daemon = Daemon::start(&bus, CONFIG).await;
+    let _notify = Notify::start(&bus).await;
+    let mut tui = TestFrontend::register(&bus, "tui", 0).await;
+    let asked = ask(&bus, "Deploy now?", CONFIRM);
+    // The notification cannot take the answer, so the form goes on to
+    // the terminal front-end at once.
+    let shown = tui.next_show().await;
+    let notices = plain.shown();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(notices[0].actions.is_empty(), "{notices:?}");
+    assert!(notices[0].summary.ends_with("asks"), "{notices:?}");
+    assert!(
+        notices[0].body.starts_with("Deploy now?") && notices[0].body.contains("elicit-tui"),
+        "{notices:?}"
+    );
+    tui.answer(&shown, "accept", json!({})).await.expect("answer");
+    let (answer, _) = printed(asked).await;
+    assert_eq!(answer["action"], "accept");
+}
