@@ -6,6 +6,7 @@ Run with the system Python (/usr/bin/python3), which has pyatspi:
     atspi.py wait TEXT...      until every TEXT shows in elicit-gtk's tree
     atspi.py absent TEXT       until TEXT no longer shows
     atspi.py click NAME        performs the first action of the widget named NAME
+    atspi.py checked NAME...   until every check or radio button named NAME is on
     atspi.py dump              prints the tree
 
 Every wait polls the tree for its condition and gives up after
@@ -33,7 +34,8 @@ def application():
 
 
 def walk(node, depth=0):
-    """Every showing node under `node`, with its depth."""
+    """Every visible node under `node`, with its depth (GTK 4.8 sets no
+    SHOWING state below the window; hidden widgets leave the tree)."""
     yield node, depth
     try:
         children = list(node)
@@ -43,7 +45,7 @@ def walk(node, depth=0):
         if child is None:
             continue
         try:
-            if not child.getState().contains(pyatspi.STATE_SHOWING):
+            if not child.getState().contains(pyatspi.STATE_VISIBLE):
                 continue
         except Exception:
             continue
@@ -62,7 +64,7 @@ def text_of(node):
 
 
 def snapshot():
-    """(role, texts, node) of every showing node, or [] without the app."""
+    """(depth, role, texts, node) of every visible node, or [] without the app."""
     app = application()
     if app is None:
         return []
@@ -123,6 +125,19 @@ def main(argv):
         if not action.doAction(0):
             sys.stderr.write(f"{name!r}: action {action.getName(0)!r} failed\n")
             sys.exit(1)
+    elif command == "checked":
+
+        def checked(nodes):
+            on = set()
+            for _, _, _, node in nodes:
+                try:
+                    if node.getState().contains(pyatspi.STATE_CHECKED):
+                        on.add(node.name)
+                except Exception:
+                    continue
+            return all(name in on for name in args)
+
+        until(checked, f"{args} to be checked")
     elif command == "dump":
         print(dump(snapshot()))
     else:

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use elicit_form::{FieldState, FormModel, Input};
 use elicit_proto::{Field, FieldKind, TextFormat};
 use gtk::prelude::*;
-use gtk::{AccessibleInvalidState, AccessibleState, accessible};
+use gtk::{AccessibleInvalidState, AccessibleState, accessible, glib};
 
 /// Applies one edit to the shown form's model, then refreshes the errors.
 /// The window provides it; fields never hold the model themselves.
@@ -159,6 +159,8 @@ fn build_field(
         (FieldKind::Boolean, Input::Toggle(value)) => {
             // The check button carries the label itself.
             let check = gtk::CheckButton::with_mnemonic(&label.label());
+            // GTK 4.8 names a mnemonic check button with its underscore.
+            check.update_property(&[accessible::Property::Label(&caption(field))]);
             check.set_active(value.unwrap_or(false));
             // "Not answered yet" is neither ticked nor unticked.
             check.set_inconsistent(value.is_none());
@@ -232,7 +234,7 @@ fn build_field(
                     model.set_text(index, &text);
                 });
             });
-            button.update_property(&[accessible::Property::Label(&field.label)]);
+            button.update_property(&[accessible::Property::Required(field.required)]);
             label.set_mnemonic_widget(Some(&button));
             row.append(&button);
             spin = Some(button.clone());
@@ -251,10 +253,8 @@ fn build_field(
                     model.set_text(index, &text);
                 });
             });
-            entry.update_property(&[
-                accessible::Property::Label(&field.label),
-                accessible::Property::Required(field.required),
-            ]);
+            // The mnemonic label names the entry for assistive technologies.
+            entry.update_property(&[accessible::Property::Required(field.required)]);
             label.set_mnemonic_widget(Some(&entry));
             if matches!(kind, FieldKind::Text { format: Some(TextFormat::Date), .. }) {
                 row.append(&with_calendar(&entry));
@@ -269,7 +269,10 @@ fn build_field(
             label.clone().upcast()
         }
     };
-    let help: Vec<String> = field.help.iter().cloned().chain(state.hint()).collect();
+    // A format's example is already the entry's placeholder.
+    let placeholder = placeholder(&field.kind);
+    let hint = state.hint().filter(|hint| Some(hint.as_str()) != placeholder);
+    let help: Vec<String> = field.help.iter().cloned().chain(hint).collect();
     if !help.is_empty() {
         let text = help.join(" — ");
         let help_label = gtk::Label::new(Some(&text));
@@ -287,6 +290,14 @@ fn build_field(
     row.append(&error);
     focus.update_relation(&[accessible::Relation::DescribedBy(&[error.upcast_ref()])]);
     // Leaving a field after editing it is when its error may show.
+    // A mnemonic activates a check or radio button; it focuses it too, so
+    // that the keyboard goes on from there.
+    if let Some(check) = focus.downcast_ref::<gtk::CheckButton>() {
+        check.connect_mnemonic_activate(|check, _| {
+            check.grab_focus();
+            glib::Propagation::Proceed
+        });
+    }
     let tracker = gtk::EventControllerFocus::new();
     let edit = editor.clone();
     tracker.connect_enter(move |_| {
@@ -299,21 +310,31 @@ fn build_field(
 /// Input purpose (for on-screen keyboards and input methods) and
 /// placeholder of a text or number entry.
 fn configure_entry(entry: &gtk::Entry, kind: &FieldKind) {
-    let (purpose, placeholder) = match kind {
-        FieldKind::Text { format: Some(format), .. } => {
-            let purpose = match format {
-                TextFormat::Email => gtk::InputPurpose::Email,
-                TextFormat::Uri => gtk::InputPurpose::Url,
-                TextFormat::Date | TextFormat::DateTime => gtk::InputPurpose::FreeForm,
-            };
-            (purpose, Some(format.hint()))
-        }
-        FieldKind::Number { integer: true, .. } => (gtk::InputPurpose::Digits, None),
-        FieldKind::Number { .. } => (gtk::InputPurpose::Number, None),
-        _ => (gtk::InputPurpose::FreeForm, None),
+    let purpose = match kind {
+        FieldKind::Text {
+            format: Some(TextFormat::Email),
+            ..
+        } => gtk::InputPurpose::Email,
+        FieldKind::Text {
+            format: Some(TextFormat::Uri),
+            ..
+        } => gtk::InputPurpose::Url,
+        FieldKind::Number { integer: true, .. } => gtk::InputPurpose::Digits,
+        FieldKind::Number { .. } => gtk::InputPurpose::Number,
+        _ => gtk::InputPurpose::FreeForm,
     };
     entry.set_input_purpose(purpose);
-    entry.set_placeholder_text(placeholder);
+    entry.set_placeholder_text(placeholder(kind));
+}
+
+/// The example shown in an empty entry: the format's (`YYYY-MM-DD`…).
+fn placeholder(kind: &FieldKind) -> Option<&'static str> {
+    match kind {
+        FieldKind::Text {
+            format: Some(format), ..
+        } => Some(format.hint()),
+        _ => None,
+    }
 }
 
 /// A date entry with a button that picks the date from a calendar.

@@ -155,6 +155,9 @@ impl Ui {
         let buttons = gtk::Box::new(gtk::Orientation::Horizontal, 8);
         buttons.set_halign(gtk::Align::End);
         for button in [&close, &cancel, &decline, &accept, &open] {
+            // GTK 4.8 puts the mnemonic's underscore into the accessible
+            // name; without it the button is named by its label.
+            button.reset_property(gtk::AccessibleProperty::Label);
             buttons.append(button);
         }
         let footer = gtk::Box::new(gtk::Orientation::Vertical, 8);
@@ -396,11 +399,25 @@ impl Ui {
         self.shown.borrow_mut().take();
     }
 
-    /// Focuses the first field, or the safest button.
+    /// Focuses where the user starts: the first field; Accept for a
+    /// confirmation (Enter accepts); the address in URL mode, where Enter
+    /// does nothing; Cancel for a request that cannot be shown.
     fn focus_start(&self) {
-        match &*self.shown.borrow() {
-            Some((_, Some(fields))) if self.state.borrow().current().and_then(|e| e.model()).is_some_and(|m| !m.is_confirmation()) => {
-                fields.focus(0)
+        let (fields, url) = match self.state.borrow().current().map(|e| &e.body) {
+            Some(Body::Form(model)) => (model.fields().len(), false),
+            Some(Body::Url(_)) => (0, true),
+            _ => (0, false),
+        };
+        // The state is not borrowed while focusing: a field's focus
+        // handler edits the model.
+        let shown = self.shown.borrow();
+        match &*shown {
+            Some((_, Some(view))) if fields > 0 => view.focus(0),
+            Some((_, Some(_))) => {
+                self.accept.grab_focus();
+            }
+            _ if url => {
+                self.body.child_focus(gtk::DirectionType::TabForward);
             }
             _ => {
                 self.cancel.grab_focus();

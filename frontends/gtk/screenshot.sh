@@ -1,0 +1,15 @@
+#!/bin/sh
+# Refreshes frontends/gtk/screenshot.png, the picture of elicit-gtk for the
+# README: the GTK end-to-end test that fills in a contact form under a
+# private Xvfb captures the window (ImageMagick's `import`) and, with
+# ELICIT_GTK_SCREENSHOT set, copies the capture here.
+#
+# Needs what the tests need: libgtk-4-dev, xvfb, dbus, at-spi2-core,
+# python3-pyatspi, xdotool, imagemagick.
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+cargo build --workspace --bins
+ELICIT_GTK_SCREENSHOT="$root/frontends/gtk/screenshot.png" \
+    cargo test -p elicit-tests --test gtk -- --exact forms_wait_in_one_window_and_a_screenshot_is_taken
+echo "wrote $root/frontends/gtk/screenshot.png"

@@ -1,0 +1,456 @@
+//! `elicit-gtk` end to end: the real binary under a private Xvfb, against
+//! the real `elicitd` on a private bus, asked with `elicit ask`. The window
+//! is read through the accessibility bus (AT-SPI, `tests/gtk/atspi.py` with
+//! the system Python's pyatspi) and driven by AT-SPI actions (buttons)
+//! and by keys sent with xdotool (typing, mnemonics, Enter,
+//! Escape): GTK 4.8 has no AT-SPI EditableText, so text is typed.
+//!
+//! Every wait is for a condition, with a deadline: a text appearing in the
+//! accessibility tree, a process ending, a file appearing.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use elicit_tests::{Daemon, PrivateBus, Xvfb, binary, eventually, within};
+use serde_json::{Value, json};
+
+const SCHEMA: &str = r#"{"type": "object", "properties": {
+  "name": {"type": "string", "title": "Name", "minLength": 1},
+  "email": {"type": "string", "title": "Email", "format": "email"},
+  "count": {"type": "integer", "title": "Count", "minimum": 1, "maximum": 10},
+  "agree": {"type": "boolean", "title": "Agree"},
+  "color": {"type": "string", "title": "Color", "enum": ["red", "green", "blue"]}
+}, "required": ["name", "count"]}"#;
+
+/// The accessibility bus launcher, activatable on the private bus (the
+/// packaged service file also names a systemd unit, which a private bus
+/// cannot use).
+const A11Y_SERVICE: &str = "[D-BUS Service]\nName=org.a11y.Bus\nExec=/usr/libexec/at-spi-bus-launcher\n";
+
+/// A private desktop: X server, session bus with the accessibility bus,
+/// elicitd, and elicit-gtk registered with it.
+struct Desktop {
+    gtk: Child,
+    xvfb: Xvfb,
+    _daemon: Daemon,
+    bus: PrivateBus,
+    /// Where `xdg-open` records what it was asked to open.
+    opened: PathBuf,
+    /// The XDG_RUNTIME_DIR of everything on this desktop.
+    runtime: PathBuf,
+    _services: tempfile::TempDir,
+}
+
+impl Desktop {
+    async fn start() -> Desktop {
+        let services = tempfile::tempdir().expect("temp dir");
+        std::fs::write(services.path().join("org.a11y.Bus.service"), A11Y_SERVICE).expect("service file");
+        // The accessibility bus launcher puts its socket in
+        // XDG_RUNTIME_DIR: one per test, or parallel tests share a bus.
+        let runtime = services.path().join("runtime");
+        std::fs::create_dir(&runtime).expect("runtime dir");
+        std::fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700)).expect("chmod");
+        let xvfb = Xvfb::start();
+        let bus = PrivateBus::start_with_env(
+            &format!("<servicedir>{}</servicedir>", services.path().display()),
+            &[("XDG_RUNTIME_DIR", &runtime)],
+        );
+        let daemon = Daemon::start(&bus, "").await;
+        // A recording `xdg-open` first on PATH: it proves when (and
+        // whether) a URL was opened.
+        let bin = bus.dir().join("bin");
+        std::fs::create_dir(&bin).expect("bin dir");
+        let opened = bus.dir().join("opened");
+        let opener = bin.join("xdg-open");
+        std::fs::write(&opener, format!("#!/bin/sh\necho \"$1\" >> '{}'\n", opened.display()))
+            .expect("opener");
+        std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+        let log = std::fs::File::create(bus.dir().join("gtk.log")).expect("log");
+        assert_ne!(std::env::var("GTK_A11Y").as_deref(), Ok("none"), "GTK_A11Y=none hides the window from AT-SPI");
+        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+        let gtk = Command::new(binary("elicit-gtk"))
+            .arg("--bus")
+            .arg(bus.address())
+            .env("DISPLAY", xvfb.display())
+            .env("GDK_BACKEND", "x11")
+            .env("GSK_RENDERER", "cairo")
+            .env("GSETTINGS_BACKEND", "memory")
+            .env("DBUS_SESSION_BUS_ADDRESS", bus.address())
+            .env("PATH", path)
+            .env("LANG", "C.UTF-8")
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env_remove("AT_SPI_BUS_ADDRESS")
+            .env_remove("ELICIT_OPENER")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("elicit-gtk starts");
+        let desktop = Desktop {
+            gtk,
+            xvfb,
+            _daemon: daemon,
+            bus,
+            opened,
+            runtime,
+            _services: services,
+        };
+        eventually("elicit-gtk to register", || async { desktop.log().contains("registered with elicitd") })
+            .await;
+        desktop
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.bus.dir().join("gtk.log")).unwrap_or_default()
+    }
+
+    /// Runs the AT-SPI helper; its own deadline bounds every wait.
+    async fn atspi(&self, args: &[&str]) -> String {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("gtk/atspi.py");
+        let output = within(
+            "the AT-SPI helper",
+            tokio::process::Command::new("/usr/bin/python3")
+                .arg(script)
+                .args(args)
+                .env("DBUS_SESSION_BUS_ADDRESS", self.bus.address())
+                .env("DISPLAY", self.xvfb.display())
+                .env("XDG_RUNTIME_DIR", &self.runtime)
+                // Below the test's own deadline, so that the helper's
+                // report of what it saw is not lost.
+                .env("ATSPI_DEADLINE", "15")
+                .env_remove("AT_SPI_BUS_ADDRESS")
+                .kill_on_drop(true)
+                .output(),
+        )
+        .await
+        .expect("python3 runs");
+        assert!(
+            output.status.success(),
+            "atspi.py {args:?} failed:\n{}\n---- elicit-gtk log ----\n{}",
+            String::from_utf8_lossy(&output.stderr),
+            self.log()
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Waits until every text in `texts` shows in the window; returns the
+    /// accessibility tree.
+    async fn wait_for(&self, texts: &[&str]) -> String {
+        let mut args = vec!["wait"];
+        args.extend_from_slice(texts);
+        self.atspi(&args).await
+    }
+
+    async fn wait_gone(&self, text: &str) {
+        self.atspi(&["absent", text]).await;
+    }
+
+    /// Performs the action of the widget named `name` (a button's click).
+    async fn click(&self, name: &str) {
+        self.atspi(&["click", name]).await;
+    }
+
+    /// Waits until the check or radio buttons named `names` are on.
+    async fn checked(&self, names: &[&str]) {
+        let mut args = vec!["checked"];
+        args.extend_from_slice(names);
+        self.atspi(&args).await;
+    }
+
+    /// Runs xdotool on this display.
+    async fn xdotool(&self, args: &[&str]) -> String {
+        let output = within(
+            "xdotool",
+            tokio::process::Command::new("xdotool")
+                .args(args)
+                .env("DISPLAY", self.xvfb.display())
+                .kill_on_drop(true)
+                .output(),
+        )
+        .await
+        .expect("xdotool runs");
+        assert!(output.status.success(), "xdotool {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Gives the window titled `title` the keyboard focus (there is no
+    /// window manager to do it) and returns its X id.
+    async fn focus(&self, title: &str) -> String {
+        let found = self.xdotool(&["search", "--sync", "--onlyvisible", "--name", title]).await;
+        let window = found.lines().next().expect("a window").trim().to_owned();
+        self.xdotool(&["windowfocus", "--sync", &window]).await;
+        window
+    }
+
+    /// Presses keys (`alt+n`, `Return`, `Escape`…).
+    async fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["key", "--clearmodifiers"];
+        args.extend_from_slice(keys);
+        self.xdotool(&args).await;
+    }
+
+    /// Types text into the focused widget.
+    async fn type_text(&self, text: &str) {
+        self.xdotool(&["type", "--delay", "20", text]).await;
+    }
+
+    fn opened(&self) -> Option<String> {
+        std::fs::read_to_string(&self.opened).ok()
+    }
+}
+
+impl Drop for Desktop {
+    fn drop(&mut self) {
+        let _ = self.gtk.kill();
+        let _ = self.gtk.wait();
+        if std::thread::panicking() {
+            eprintln!("---- elicit-gtk log ----\n{}---- end ----", self.log());
+        }
+    }
+}
+
+/// Starts `elicit ask` with `schema` (or a URL) and returns the child.
+fn ask(bus: &PrivateBus, message: &str, schema: &str, extra: &[&str]) -> tokio::process::Child {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let file = bus
+        .dir()
+        .join(format!("schema-{}.json", NEXT.fetch_add(1, Ordering::SeqCst)));
+    std::fs::write(&file, schema).expect("write schema");
+    let mut command = tokio::process::Command::new(binary("elicit"));
+    command
+        .arg("--bus")
+        .arg(bus.address())
+        .args(["ask", "--message", message]);
+    if schema.starts_with("https://") {
+        command.args(["--url", schema]);
+    } else {
+        command.arg("--schema").arg(&file);
+    }
+    command
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("elicit ask starts")
+}
+
+/// What `elicit ask` printed, parsed, and its exit code.
+async fn printed(child: tokio::process::Child) -> (Value, Option<i32>) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = within("elicit ask to finish", child.wait_with_output())
+        .await
+        .expect("elicit ask runs");
+    let text = String::from_utf8_lossy(&stdout);
+    let value = serde_json::from_str(text.trim()).unwrap_or_else(|e| {
+        panic!(
+            "elicit ask printed no JSON ({e}): {text:?}; stderr: {}",
+            String::from_utf8_lossy(&stderr)
+        )
+    });
+    (value, status.code())
+}
+
+const TITLE: &str = "An unnamed server asks, for elicit ask";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_is_filled_in_and_accepted() {
+    let desktop = Desktop::start().await;
+    let asked = ask(&desktop.bus, "Who are you?", SCHEMA, &[]);
+    let tree = desktop
+        .wait_for(&["Who are you?", "Name *", "Count *", "Fields marked * are required."])
+        .await;
+    assert!(tree.contains(&format!("[frame] {TITLE}")), "{tree}");
+    assert!(tree.contains("whole number, 1-10"), "the hint is help text: {tree}");
+    desktop.focus(TITLE).await;
+    // The first field has the focus; the others are reached by their
+    // mnemonics (Alt and the underlined letter).
+    desktop.type_text("Ann").await;
+    desktop.keys(&["alt+e"]).await;
+    desktop.type_text("ann@example.com").await;
+    desktop.keys(&["alt+u"]).await;
+    desktop.type_text("7").await;
+    // GTK 4.8 gives check and radio buttons no AT-SPI action: the Color
+    // mnemonic picks the first choice, Down the next.
+    desktop.keys(&["alt+g", "alt+r", "Down"]).await;
+    // Keys are handled in order: once these show, the typing is in too.
+    desktop.checked(&["Agree", "green"]).await;
+    // Enter in an entry accepts the form (Accept is the default).
+    desktop.keys(&["alt+n", "Return"]).await;
+    let (answer, code) = printed(asked).await;
+    assert_eq!(
+        answer,
+        json!({"action": "accept", "content":
+            {"name": "Ann", "email": "ann@example.com", "count": 7, "agree": true, "color": "green"}})
+    );
+    assert_eq!(code, Some(0));
+    desktop.wait_gone("Who are you?").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decline_and_cancel() {
+    let desktop = Desktop::start().await;
+    let asked = ask(&desktop.bus, "First question", SCHEMA, &[]);
+    desktop.wait_for(&["First question"]).await;
+    desktop.click("Decline").await;
+    assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
+    let asked = ask(&desktop.bus, "Second question", SCHEMA, &[]);
+    desktop.wait_for(&["Second question"]).await;
+    desktop.focus(TITLE).await;
+    desktop.type_text("Half typed").await;
+    desktop.keys(&["Escape"]).await;
+    assert_eq!(printed(asked).await, (json!({"action": "cancel"}), Some(4)));
+    desktop.wait_gone("Second question").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invalid_entry_is_shown_inline_and_nothing_is_sent() {
+    let desktop = Desktop::start().await;
+    let mut asked = ask(&desktop.bus, "Count something", SCHEMA, &[]);
+    desktop.wait_for(&["Count something"]).await;
+    desktop.focus(TITLE).await;
+    desktop.type_text("Ann").await;
+    desktop.keys(&["alt+u"]).await;
+    desktop.type_text("12").await;
+    desktop.keys(&["Return"]).await;
+    desktop
+        .wait_for(&["Count must be at most 10", "1 problem to fix before sending."])
+        .await;
+    assert!(asked.try_wait().expect("elicit ask").is_none(), "nothing was sent");
+    let conn = desktop.bus.connect().await;
+    let broker = elicit_proto::dbus::Broker1Proxy::new(&conn).await.expect("proxy");
+    let forms = broker.list_forms().await.expect("forms");
+    assert!(forms.contains("presented"), "the form is still presented: {forms}");
+    // Correcting the value clears the error as the user types.
+    desktop.keys(&["ctrl+a"]).await;
+    desktop.type_text("3").await;
+    desktop.wait_gone("Count must be at most 10").await;
+    desktop.keys(&["Return"]).await;
+    let (answer, code) = printed(asked).await;
+    assert_eq!(answer, json!({"action": "accept", "content": {"name": "Ann", "count": 3}}));
+    assert_eq!(code, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_opens_only_after_the_click() {
+    let desktop = Desktop::start().await;
+    // A look-alike host is flagged, and declining opens nothing.
+    let asked = ask(&desktop.bus, "Log in to pay", "https://xn--pypal-4ve.com/login", &[]);
+    let tree = desktop
+        .wait_for(&["Log in to pay", "https://xn--pypal-4ve.com/login", "Open in browser"])
+        .await;
+    assert!(tree.contains("the host is an international name"), "{tree}");
+    assert!(tree.contains("mixes Latin and Cyrillic letters"), "{tree}");
+    desktop.click("Decline").await;
+    assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
+    assert_eq!(desktop.opened(), None, "declining opens nothing");
+
+    let url = "https://example.com/oauth/authorize?state=1";
+    let asked = ask(&desktop.bus, "Sign in", url, &[]);
+    let tree = desktop.wait_for(&["Sign in", url, "Nothing has been opened."]).await;
+    assert!(!tree.contains("Careful"), "a plain https URL needs no warning: {tree}");
+    // Enter is no consent: a URL-mode form has no default button.
+    desktop.focus(TITLE).await;
+    desktop.keys(&["Return"]).await;
+    assert_eq!(desktop.opened(), None, "nothing opens before the click");
+    desktop.click("Open in browser").await;
+    assert_eq!(printed(asked).await, (json!({"action": "accept"}), Some(0)));
+    eventually("xdg-open to run", || async { desktop.opened().is_some() }).await;
+    assert_eq!(desktop.opened().as_deref().map(str::trim), Some(url));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_withdrawn_form_leaves_a_notice() {
+    let desktop = Desktop::start().await;
+    let asked = ask(&desktop.bus, "Quick question", SCHEMA, &["--timeout", "1"]);
+    desktop.wait_for(&["Quick question"]).await;
+    let (answer, _) = printed(asked).await;
+    assert_eq!(answer["action"], "cancel");
+    let tree = desktop
+        .wait_for(&["The request from an unnamed server timed out.", "Nothing is waiting for an answer."])
+        .await;
+    assert!(!tree.contains("Quick question"), "{tree}");
+    desktop.click("Close").await;
+    desktop.wait_gone("timed out").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forms_wait_in_one_window_and_a_screenshot_is_taken() {
+    let desktop = Desktop::start().await;
+    let conn = desktop.bus.connect().await;
+    let mut sessions = Vec::new();
+    for (server, host, message) in [
+        ("demo-contacts", "Claude Code", "Add a contact to your address book?"),
+        ("demo-deployer", "an IDE assistant", "Deploy to production?"),
+    ] {
+        let origin = elicit_proto::dbus::Origin {
+            server: Some(server.into()),
+            host: Some(host.into()),
+            ..Default::default()
+        };
+        let session = elicitd::client::ClientSession::open(&conn, &origin)
+            .await
+            .expect("a session");
+        let schema: Value = serde_json::from_str(if server == "demo-contacts" {
+            CONTACT
+        } else {
+            r#"{"type": "object", "properties": {}}"#
+        })
+        .expect("schema");
+        let request = json!({"message": message, "requestedSchema": schema});
+        let form = session
+            .submit(&request.to_string(), None, None)
+            .await
+            .expect("submit");
+        sessions.push((session, form));
+        // The first form is shown before the second is asked, so the
+        // order on screen is fixed.
+        desktop.wait_for(&["Add a contact to your address book?"]).await;
+    }
+    desktop.wait_for(&["1 more waiting", "demo-contacts asks, for Claude Code"]).await;
+    let window = desktop.focus("demo-contacts asks").await;
+    desktop.type_text("Ada Lovelace").await;
+    desktop.keys(&["alt+e"]).await;
+    desktop.type_text("ada@example.com").await;
+    // Favourite on: once it shows, the keys before it are handled too.
+    desktop.keys(&["alt+f"]).await;
+    desktop.checked(&["Favourite"]).await;
+    let shot = desktop.bus.dir().join("screenshot.png");
+    let status = Command::new("import")
+        .args(["-display", desktop.xvfb.display(), "-window", &window])
+        .arg(&shot)
+        .status()
+        .expect("import (imagemagick) runs");
+    assert!(status.success());
+    assert!(std::fs::metadata(&shot).expect("a screenshot").len() > 5_000);
+    // `frontends/gtk/screenshot.sh` sets this to refresh the README's picture.
+    if let Ok(target) = std::env::var("ELICIT_GTK_SCREENSHOT") {
+        std::fs::copy(&shot, target).expect("copy the screenshot");
+    }
+    // Answering the first brings the second, in the same window.
+    desktop.keys(&["Escape"]).await;
+    desktop.wait_for(&["Deploy to production?", "demo-deployer asks, for an IDE assistant"]).await;
+    desktop.wait_gone("more waiting").await;
+    desktop.click("Accept").await;
+    let (mut first, form) = sessions.remove(0);
+    let outcome = within("the first outcome", first.wait(&form)).await.expect("outcome");
+    assert_eq!(outcome.action, "cancel");
+    let (mut second, form) = sessions.remove(0);
+    let outcome = within("the second outcome", second.wait(&form)).await.expect("outcome");
+    assert_eq!(outcome.action, "accept");
+}
+
+const CONTACT: &str = r#"{"type": "object", "properties": {
+  "name": {"type": "string", "title": "Name", "description": "As it should appear in the address book", "minLength": 1, "maxLength": 40},
+  "email": {"type": "string", "title": "Email", "format": "email"},
+  "birthday": {"type": "string", "title": "Birthday", "format": "date"},
+  "group": {"type": "string", "title": "Group", "oneOf": [
+    {"const": "family", "title": "Family"}, {"const": "friends", "title": "Friends"}, {"const": "work", "title": "Work"}]},
+  "favourite": {"type": "boolean", "title": "Favourite", "default": false},
+  "reminders": {"type": "array", "title": "Reminders", "items": {"type": "string", "enum": ["birthday", "anniversary"]}}
+}, "required": ["name", "group"]}"#;
