@@ -50,7 +50,8 @@ impl Desktop {
         // XDG_RUNTIME_DIR: one per test, or parallel tests share a bus.
         let runtime = services.path().join("runtime");
         std::fs::create_dir(&runtime).expect("runtime dir");
-        std::fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700)).expect("chmod");
+        std::fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .expect("chmod");
         let xvfb = Xvfb::start();
         let bus = PrivateBus::start_with_env(
             &format!("<servicedir>{}</servicedir>", services.path().display()),
@@ -63,11 +64,19 @@ impl Desktop {
         std::fs::create_dir(&bin).expect("bin dir");
         let opened = bus.dir().join("opened");
         let opener = bin.join("xdg-open");
-        std::fs::write(&opener, format!("#!/bin/sh\necho \"$1\" >> '{}'\n", opened.display()))
-            .expect("opener");
-        std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+        std::fs::write(
+            &opener,
+            format!("#!/bin/sh\necho \"$1\" >> '{}'\n", opened.display()),
+        )
+        .expect("opener");
+        std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
         let log = std::fs::File::create(bus.dir().join("gtk.log")).expect("log");
-        assert_ne!(std::env::var("GTK_A11Y").as_deref(), Ok("none"), "GTK_A11Y=none hides the window from AT-SPI");
+        assert_ne!(
+            std::env::var("GTK_A11Y").as_deref(),
+            Ok("none"),
+            "GTK_A11Y=none hides the window from AT-SPI"
+        );
         let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
         let gtk = Command::new(binary("elicit-gtk"))
             .arg("--bus")
@@ -96,8 +105,10 @@ impl Desktop {
             runtime,
             _services: services,
         };
-        eventually("elicit-gtk to register", || async { desktop.log().contains("registered with elicitd") })
-            .await;
+        eventually("elicit-gtk to register", || async {
+            desktop.log().contains("registered with elicitd")
+        })
+        .await;
         desktop
     }
 
@@ -170,14 +181,20 @@ impl Desktop {
         )
         .await
         .expect("xdotool runs");
-        assert!(output.status.success(), "xdotool {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "xdotool {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
     /// Gives the window titled `title` the keyboard focus (there is no
     /// window manager to do it) and returns its X id.
     async fn focus(&self, title: &str) -> String {
-        let found = self.xdotool(&["search", "--sync", "--onlyvisible", "--name", title]).await;
+        let found = self
+            .xdotool(&["search", "--sync", "--onlyvisible", "--name", title])
+            .await;
         let window = found.lines().next().expect("a window").trim().to_owned();
         self.xdotool(&["windowfocus", "--sync", &window]).await;
         window
@@ -263,10 +280,18 @@ async fn a_form_is_filled_in_and_accepted() {
     let desktop = Desktop::start().await;
     let asked = ask(&desktop.bus, "Who are you?", SCHEMA, &[]);
     let tree = desktop
-        .wait_for(&["Who are you?", "Name *", "Count *", "Fields marked * are required."])
+        .wait_for(&[
+            "Who are you?",
+            "Name *",
+            "Count *",
+            "Fields marked * are required.",
+        ])
         .await;
     assert!(tree.contains(&format!("[frame] {TITLE}")), "{tree}");
-    assert!(tree.contains("whole number, 1-10"), "the hint is help text: {tree}");
+    assert!(
+        tree.contains("whole number, 1-10"),
+        "the hint is help text: {tree}"
+    );
     desktop.focus(TITLE).await;
     // The first field has the focus; the others are reached by their
     // mnemonics (Alt and the underlined letter).
@@ -321,18 +346,27 @@ async fn an_invalid_entry_is_shown_inline_and_nothing_is_sent() {
     desktop
         .wait_for(&["Count must be at most 10", "1 problem to fix before sending."])
         .await;
-    assert!(asked.try_wait().expect("elicit ask").is_none(), "nothing was sent");
+    assert!(
+        asked.try_wait().expect("elicit ask").is_none(),
+        "nothing was sent"
+    );
     let conn = desktop.bus.connect().await;
     let broker = elicit_proto::dbus::Broker1Proxy::new(&conn).await.expect("proxy");
     let forms = broker.list_forms().await.expect("forms");
-    assert!(forms.contains("presented"), "the form is still presented: {forms}");
+    assert!(
+        forms.contains("presented"),
+        "the form is still presented: {forms}"
+    );
     // Correcting the value clears the error as the user types.
     desktop.keys(&["ctrl+a"]).await;
     desktop.type_text("3").await;
     desktop.wait_gone("Count must be at most 10").await;
     desktop.keys(&["Return"]).await;
     let (answer, code) = printed(asked).await;
-    assert_eq!(answer, json!({"action": "accept", "content": {"name": "Ann", "count": 3}}));
+    assert_eq!(
+        answer,
+        json!({"action": "accept", "content": {"name": "Ann", "count": 3}})
+    );
     assert_eq!(code, Some(0));
 }
 
@@ -340,9 +374,18 @@ async fn an_invalid_entry_is_shown_inline_and_nothing_is_sent() {
 async fn a_url_opens_only_after_the_click() {
     let desktop = Desktop::start().await;
     // A look-alike host is flagged, and declining opens nothing.
-    let asked = ask(&desktop.bus, "Log in to pay", "https://xn--pypal-4ve.com/login", &[]);
+    let asked = ask(
+        &desktop.bus,
+        "Log in to pay",
+        "https://xn--pypal-4ve.com/login",
+        &[],
+    );
     let tree = desktop
-        .wait_for(&["Log in to pay", "https://xn--pypal-4ve.com/login", "Open in browser"])
+        .wait_for(&[
+            "Log in to pay",
+            "https://xn--pypal-4ve.com/login",
+            "Open in browser",
+        ])
         .await;
     assert!(tree.contains("the host is an international name"), "{tree}");
     assert!(tree.contains("mixes Latin and Cyrillic letters"), "{tree}");
@@ -352,8 +395,13 @@ async fn a_url_opens_only_after_the_click() {
 
     let url = "https://example.com/oauth/authorize?state=1";
     let asked = ask(&desktop.bus, "Sign in", url, &[]);
-    let tree = desktop.wait_for(&["Sign in", url, "Nothing has been opened."]).await;
-    assert!(!tree.contains("Careful"), "a plain https URL needs no warning: {tree}");
+    let tree = desktop
+        .wait_for(&["Sign in", url, "Nothing has been opened."])
+        .await;
+    assert!(
+        !tree.contains("Careful"),
+        "a plain https URL needs no warning: {tree}"
+    );
     // Enter is no consent: a URL-mode form has no default button.
     desktop.focus(TITLE).await;
     desktop.keys(&["Return"]).await;
@@ -372,7 +420,10 @@ async fn a_withdrawn_form_leaves_a_notice() {
     let (answer, _) = printed(asked).await;
     assert_eq!(answer["action"], "cancel");
     let tree = desktop
-        .wait_for(&["The request from an unnamed server timed out.", "Nothing is waiting for an answer."])
+        .wait_for(&[
+            "The request from an unnamed server timed out.",
+            "Nothing is waiting for an answer.",
+        ])
         .await;
     assert!(!tree.contains("Quick question"), "{tree}");
     desktop.click("Close").await;
@@ -385,7 +436,11 @@ async fn forms_wait_in_one_window_and_a_screenshot_is_taken() {
     let conn = desktop.bus.connect().await;
     let mut sessions = Vec::new();
     for (server, host, message) in [
-        ("demo-contacts", "Claude Code", "Add a contact to your address book?"),
+        (
+            "demo-contacts",
+            "Claude Code",
+            "Add a contact to your address book?",
+        ),
         ("demo-deployer", "an IDE assistant", "Deploy to production?"),
     ] {
         let origin = elicit_proto::dbus::Origin {
@@ -412,14 +467,16 @@ async fn forms_wait_in_one_window_and_a_screenshot_is_taken() {
         // order on screen is fixed.
         desktop.wait_for(&["Add a contact to your address book?"]).await;
     }
-    desktop.wait_for(&["1 more waiting", "demo-contacts asks, for Claude Code"]).await;
+    desktop
+        .wait_for(&["1 more waiting", "demo-contacts asks, for Claude Code"])
+        .await;
     let window = desktop.focus("demo-contacts asks").await;
     desktop.type_text("Ada Lovelace").await;
     desktop.keys(&["alt+e"]).await;
     desktop.type_text("ada@example.com").await;
     // Favourite on: once it shows, the keys before it are handled too.
-    desktop.keys(&["alt+f"]).await;
-    desktop.checked(&["Favourite"]).await;
+    desktop.keys(&["alt+g", "Down", "alt+f"]).await;
+    desktop.checked(&["Friends", "Favourite"]).await;
     let shot = desktop.bus.dir().join("screenshot.png");
     let status = Command::new("import")
         .args(["-display", desktop.xvfb.display(), "-window", &window])
@@ -434,14 +491,23 @@ async fn forms_wait_in_one_window_and_a_screenshot_is_taken() {
     }
     // Answering the first brings the second, in the same window.
     desktop.keys(&["Escape"]).await;
-    desktop.wait_for(&["Deploy to production?", "demo-deployer asks, for an IDE assistant"]).await;
+    desktop
+        .wait_for(&[
+            "Deploy to production?",
+            "demo-deployer asks, for an IDE assistant",
+        ])
+        .await;
     desktop.wait_gone("more waiting").await;
     desktop.click("Accept").await;
     let (mut first, form) = sessions.remove(0);
-    let outcome = within("the first outcome", first.wait(&form)).await.expect("outcome");
+    let outcome = within("the first outcome", first.wait(&form))
+        .await
+        .expect("outcome");
     assert_eq!(outcome.action, "cancel");
     let (mut second, form) = sessions.remove(0);
-    let outcome = within("the second outcome", second.wait(&form)).await.expect("outcome");
+    let outcome = within("the second outcome", second.wait(&form))
+        .await
+        .expect("outcome");
     assert_eq!(outcome.action, "accept");
 }
 

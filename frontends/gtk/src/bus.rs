@@ -296,14 +296,19 @@ pub async fn serve(
         tokio::spawn(async move {
             let (form, action, result) = match command {
                 Command::Answer { form, token, answer } => {
-                    let result = link.answer(&form, &token, &answer).await.map_err(AnswerError::from);
+                    let result = link
+                        .answer(&form, &token, &answer)
+                        .await
+                        .map_err(AnswerError::from);
                     (form, answer.action, result)
                 }
                 Command::OpenUrl { form, token, url } => {
                     let result = match opener::open(opener.as_deref(), &url).await {
                         Ok(()) => {
                             let accept = Answer::bare(ElicitationAction::Accept);
-                            link.answer(&form, &token, &accept).await.map_err(AnswerError::from)
+                            link.answer(&form, &token, &accept)
+                                .await
+                                .map_err(AnswerError::from)
                         }
                         Err(error) => Err(AnswerError::from(error)),
                     };

@@ -214,9 +214,14 @@ fn build_field(
             label.set_mnemonic_widget(Some(&widget));
             widget
         }
-        (FieldKind::Number { integer: true, minimum: Some(min), maximum: Some(max) }, Input::Text(text))
-            if field.default.is_some() && max - min <= 1e9 =>
-        {
+        (
+            FieldKind::Number {
+                integer: true,
+                minimum: Some(min),
+                maximum: Some(max),
+            },
+            Input::Text(text),
+        ) if field.default.is_some() && max - min <= 1e9 => {
             // A bounded whole number with a default: a spin button, which
             // cannot leave the bounds. Without a default it would have to
             // invent a value, so an entry is used instead.
@@ -256,7 +261,13 @@ fn build_field(
             // The mnemonic label names the entry for assistive technologies.
             entry.update_property(&[accessible::Property::Required(field.required)]);
             label.set_mnemonic_widget(Some(&entry));
-            if matches!(kind, FieldKind::Text { format: Some(TextFormat::Date), .. }) {
+            if matches!(
+                kind,
+                FieldKind::Text {
+                    format: Some(TextFormat::Date),
+                    ..
+                }
+            ) {
                 row.append(&with_calendar(&entry));
             } else {
                 row.append(&entry);

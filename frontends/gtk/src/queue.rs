@@ -266,7 +266,8 @@ mod tests {
     }
 
     const CONFIRM: &str = r#"{"message":"Go?","requestedSchema":{"type":"object","properties":{}}}"#;
-    const URL: &str = r#"{"mode":"url","message":"Sign in","url":"https://example.com/a","elicitationId":"e"}"#;
+    const URL: &str =
+        r#"{"mode":"url","message":"Sign in","url":"https://example.com/a","elicitationId":"e"}"#;
 
     #[test]
     fn the_first_form_is_shown_and_others_wait() {
@@ -274,7 +275,10 @@ mod tests {
         queue.show(show("1", CONFIRM));
         queue.show(show("2", URL));
         assert_eq!(queue.current().map(|e| e.form.as_str()), Some("1"));
-        assert_eq!(queue.current().map(Entry::title).as_deref(), Some("server1 asks, for agent"));
+        assert_eq!(
+            queue.current().map(Entry::title).as_deref(),
+            Some("server1 asks, for agent")
+        );
         queue.set_backlog(HashMap::from([("s1".to_owned(), 2)]));
         assert_eq!(queue.waiting(), 3);
         queue.answered("1", Ok(()));
@@ -289,7 +293,10 @@ mod tests {
         queue.withdraw("2", "timeout");
         assert_eq!(queue.notice(), None, "a waiting form goes quietly");
         queue.withdraw("1", "answered");
-        assert_eq!(queue.notice(), Some("The request from server1 was answered elsewhere."));
+        assert_eq!(
+            queue.notice(),
+            Some("The request from server1 was answered elsewhere.")
+        );
         assert!(queue.current().is_none());
     }
 

@@ -72,9 +72,6 @@ mod tests {
     fn the_host_is_bold_and_the_rest_escaped() {
         let url = url::Url::parse("https://example.com/a?b=1&c=<2>").expect("a URL");
         let view = UrlView::new(&url);
-        assert_eq!(
-            markup(&view),
-            "https://<b>example.com</b>/a?b=1&amp;c=%3C2%3E"
-        );
+        assert_eq!(markup(&view), "https://<b>example.com</b>/a?b=1&amp;c=%3C2%3E");
     }
 }

@@ -376,8 +376,7 @@ impl Ui {
                 self.body.append(&label);
             }
         }
-        self.accept
-            .set_visible(matches!(entry.body, Body::Form(_)));
+        self.accept.set_visible(matches!(entry.body, Body::Form(_)));
         self.open.set_visible(url_mode);
         self.decline.set_visible(true);
         self.cancel.set_visible(true);
