@@ -415,17 +415,30 @@ async fn a_url_opens_only_after_the_click() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_withdrawn_form_leaves_a_notice() {
     let desktop = Desktop::start().await;
-    let asked = ask(&desktop.bus, "Quick question", SCHEMA, &["--timeout", "1"]);
+    // Withdrawn with another form waiting: the notice shows over it.
+    let quick = ask(&desktop.bus, "Quick question", SCHEMA, &["--timeout", "3"]);
     desktop.wait_for(&["Quick question"]).await;
-    let (answer, _) = printed(asked).await;
-    assert_eq!(answer["action"], "cancel");
+    let waiting = ask(&desktop.bus, "Still there?", SCHEMA, &[]);
+    desktop.wait_for(&["Quick question", "1 more waiting"]).await;
+    assert_eq!(printed(quick).await.0["action"], "cancel");
+    let tree = desktop
+        .wait_for(&["The request from an unnamed server timed out.", "Still there?"])
+        .await;
+    assert!(!tree.contains("Quick question"), "{tree}");
+    desktop.click("Decline").await;
+    assert_eq!(printed(waiting).await.0["action"], "decline");
+    desktop.wait_gone("timed out").await;
+    // Withdrawn with nothing behind it: the notice stands alone.
+    let asked = ask(&desktop.bus, "Another quick one", SCHEMA, &["--timeout", "1"]);
+    desktop.wait_for(&["Another quick one"]).await;
+    assert_eq!(printed(asked).await.0["action"], "cancel");
     let tree = desktop
         .wait_for(&[
             "The request from an unnamed server timed out.",
             "Nothing is waiting for an answer.",
         ])
         .await;
-    assert!(!tree.contains("Quick question"), "{tree}");
+    assert!(!tree.contains("Another quick one"), "{tree}");
     desktop.click("Close").await;
     desktop.wait_gone("timed out").await;
 }
