@@ -361,6 +361,7 @@ async fn an_invalid_entry_is_shown_inline_and_nothing_is_sent() {
     desktop.keys(&["ctrl+a"]).await;
     desktop.type_text("3").await;
     desktop.wait_gone("Count must be at most 10").await;
+    desktop.wait_gone("problem to fix").await;
     desktop.keys(&["Return"]).await;
     let (answer, code) = printed(asked).await;
     assert_eq!(

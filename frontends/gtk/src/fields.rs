@@ -10,9 +10,19 @@ use elicit_proto::{Field, FieldKind, TextFormat};
 use gtk::prelude::*;
 use gtk::{AccessibleInvalidState, AccessibleState, accessible, glib};
 
-/// Applies one edit to the shown form's model, then refreshes the errors.
-/// The window provides it; fields never hold the model themselves.
-pub type Editor = Rc<dyn Fn(&mut dyn FnMut(&mut FormModel))>;
+/// What a call of the [`Editor`] does to the form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// The user changed a value.
+    Value,
+    /// The keyboard focus moved to a field (its neighbour may now show
+    /// its error).
+    Focus,
+}
+
+/// Applies one change to the shown form's model, then refreshes the
+/// errors. The window provides it; fields never hold the model themselves.
+pub type Editor = Rc<dyn Fn(Change, &mut dyn FnMut(&mut FormModel))>;
 
 /// Hands out mnemonic letters so that no two widgets share one.
 #[derive(Debug, Default)]
@@ -168,7 +178,7 @@ fn build_field(
             check.connect_toggled(move |check| {
                 check.set_inconsistent(false);
                 let on = check.is_active();
-                edit(&mut |model| {
+                edit(Change::Value, &mut |model| {
                     model.set_toggle(index, Some(on));
                 });
             });
@@ -196,7 +206,7 @@ fn build_field(
                 let edit = editor.clone();
                 check.connect_toggled(move |check| {
                     let on = check.is_active();
-                    edit(&mut |model| {
+                    edit(Change::Value, &mut |model| {
                         let selected = match model.field(index).map(FieldState::input) {
                             Some(Input::Multi(multi)) => multi.selected.get(item).copied(),
                             _ => None,
@@ -235,7 +245,7 @@ fn build_field(
             let edit = editor.clone();
             button.connect_value_changed(move |button| {
                 let text = button.value_as_int().to_string();
-                edit(&mut |model| {
+                edit(Change::Value, &mut |model| {
                     model.set_text(index, &text);
                 });
             });
@@ -254,7 +264,7 @@ fn build_field(
             let edit = editor.clone();
             entry.connect_changed(move |entry| {
                 let text = entry.text();
-                edit(&mut |model| {
+                edit(Change::Value, &mut |model| {
                     model.set_text(index, &text);
                 });
             });
@@ -312,7 +322,7 @@ fn build_field(
     let tracker = gtk::EventControllerFocus::new();
     let edit = editor.clone();
     tracker.connect_enter(move |_| {
-        edit(&mut |model| model.set_focus(index));
+        edit(Change::Focus, &mut |model| model.set_focus(index));
     });
     row.add_controller(tracker);
     (row, FieldWidgets { focus, error, spin })
@@ -398,7 +408,7 @@ fn radios(
         let edit = editor.clone();
         radio.connect_toggled(move |radio| {
             if radio.is_active() {
-                edit(&mut |model| {
+                edit(Change::Value, &mut |model| {
                     model.select(index, choice);
                 });
             }
@@ -438,7 +448,7 @@ fn drop_down(
         let selected = list.selected();
         let choice = (selected != gtk::INVALID_LIST_POSITION && selected >= offset)
             .then(|| (selected - offset) as usize);
-        edit(&mut |model| {
+        edit(Change::Value, &mut |model| {
             model.select(index, choice);
         });
     });

@@ -13,7 +13,7 @@ use gtk::prelude::*;
 use gtk::{gdk, gio, glib};
 
 use crate::bus::{BusEvent, Command};
-use crate::fields::{Editor, FieldsView, Mnemonics};
+use crate::fields::{Change, Editor, FieldsView, Mnemonics};
 use crate::queue::{Body, Queue};
 
 /// The application id (desktop file, portal requests).
@@ -84,7 +84,8 @@ struct Ui {
     open: gtk::Button,
     close: gtk::Button,
     state: RefCell<Queue>,
-    /// The form whose widgets are built, and its fields.
+    /// The presentation token of the form whose widgets are built (a form
+    /// presented again gets new widgets), and its fields.
     shown: RefCell<Option<(String, Option<FieldsView>)>>,
     commands: Sender<Command>,
     notice_timer: RefCell<Option<glib::SourceId>>,
@@ -293,7 +294,7 @@ impl Ui {
                         .shown
                         .borrow()
                         .as_ref()
-                        .is_none_or(|(form, _)| *form != entry.form);
+                        .is_none_or(|(token, _)| *token != entry.token);
                     if rebuilt {
                         self.rebuild(entry);
                         focus_first = true;
@@ -357,7 +358,8 @@ impl Ui {
         match &entry.body {
             Body::Form(model) => {
                 let mut mnemonics = Mnemonics::reserving(BUTTON_LETTERS);
-                let view = FieldsView::build(model, &mut mnemonics, &self.editor(&entry.form));
+                let editor = self.editor(&entry.form, &entry.token);
+                let view = FieldsView::build(model, &mut mnemonics, &editor);
                 self.body.append(view.widget());
                 self.required_note
                     .set_visible(model.fields().iter().any(|f| f.field().required));
@@ -388,7 +390,7 @@ impl Ui {
         } else {
             self.window.set_default_widget(None::<&gtk::Widget>);
         }
-        *self.shown.borrow_mut() = Some((entry.form.clone(), fields));
+        *self.shown.borrow_mut() = Some((entry.token.clone(), fields));
     }
 
     fn clear_body(&self) {
@@ -424,33 +426,38 @@ impl Ui {
         }
     }
 
-    /// The editor for form `form`'s fields: edits its model (if it is
-    /// still here) and refreshes the errors.
-    fn editor(self: &Rc<Self>, form: &str) -> Editor {
+    /// The editor for the fields of form `form` as presented with `token`:
+    /// edits its model (if it is still here) and refreshes the errors.
+    fn editor(self: &Rc<Self>, form: &str, token: &str) -> Editor {
         let ui = Rc::downgrade(self);
         let form = form.to_owned();
-        Rc::new(move |edit: &mut dyn FnMut(&mut FormModel)| {
+        let token = token.to_owned();
+        Rc::new(move |change: Change, edit: &mut dyn FnMut(&mut FormModel)| {
             let Some(ui) = ui.upgrade() else { return };
             // A signal raised while the state is being changed is the
             // program's own doing, not the user's.
             let Ok(mut state) = ui.state.try_borrow_mut() else {
                 return;
             };
-            let Some(model) = state.get_mut(&form).and_then(|e| e.model_mut()) else {
+            let Some(entry) = state.get_mut(&form).filter(|e| e.token == token) else {
                 return;
             };
+            // What the status said was about the answer as it was.
+            if change == Change::Value {
+                entry.status = None;
+            }
+            let Some(model) = entry.model_mut() else { return };
             edit(model);
             if let Ok(shown) = ui.shown.try_borrow()
-                && let Some((shown_form, Some(fields))) = &*shown
-                && *shown_form == form
+                && let Some((shown_token, Some(fields))) = &*shown
+                && *shown_token == token
             {
                 fields.refresh(model);
             }
-            // A form-wide error was about the answer as it was.
             let form_errors = model.form_errors();
-            if form_errors.is_empty() {
-                ui.status.set_visible(false);
-            }
+            let status: Vec<String> = entry.status.iter().cloned().chain(form_errors).collect();
+            ui.status.set_text(&status.join("\n"));
+            ui.status.set_visible(!status.is_empty());
         })
     }
 
