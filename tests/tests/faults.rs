@@ -1548,3 +1548,132 @@ async fn a_burst_of_malformed_calls_and_lines_is_refused_clearly_and_slows_no_on
     }
     drop(bystander);
 }
+
+// ------------------------------------------------- acknowledgement cut off
+
+/// The one form of the scripted broker below.
+const FAKE_FORM: &str = "/dev/elicitd/session/1/form/1";
+const FAKE_CONTENT: &str = r#"{"name":"given before the crash"}"#;
+
+/// A scripted broker: just enough of `Broker1`, `Session1` and `Request1`
+/// for a client to wait on one form; its `Acknowledge` can hang, so that
+/// the test kills it with the acknowledgement in flight, deterministically.
+struct FakeBroker;
+
+#[zbus::interface(name = "dev.elicitd.Broker1")]
+impl FakeBroker {
+    fn open_session(&self, _origin: Dict) -> (OwnedObjectPath, String) {
+        (
+            OwnedObjectPath::try_from("/dev/elicitd/session/1").expect("path"),
+            "token".into(),
+        )
+    }
+
+    fn resume_session(&self, _token: &str) -> OwnedObjectPath {
+        OwnedObjectPath::try_from("/dev/elicitd/session/1").expect("path")
+    }
+}
+
+struct FakeSession;
+
+#[zbus::interface(name = "dev.elicitd.Session1")]
+impl FakeSession {
+    async fn redeliver(
+        &self,
+        #[zbus(header)] header: zbus::message::Header<'_>,
+        #[zbus(connection)] conn: &zbus::Connection,
+    ) {
+        let owner = header.sender().map(|s| s.to_string()).unwrap_or_default();
+        send_fake_response(conn, &owner).await;
+    }
+
+    fn close(&self) {}
+}
+
+struct FakeRequest {
+    acks: tokio::sync::mpsc::UnboundedSender<()>,
+    hang: bool,
+}
+
+#[zbus::interface(name = "dev.elicitd.Request1")]
+impl FakeRequest {
+    async fn acknowledge(&self) {
+        let _ = self.acks.send(());
+        if self.hang {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+async fn send_fake_response(conn: &zbus::Connection, owner: &str) {
+    conn.emit_signal(
+        Some(owner),
+        FAKE_FORM,
+        "dev.elicitd.Request1",
+        "Response",
+        &("accept", FAKE_CONTENT, Dict::new()),
+    )
+    .await
+    .expect("emit Response");
+}
+
+async fn fake_broker(
+    bus: &PrivateBus,
+    acks: tokio::sync::mpsc::UnboundedSender<()>,
+    hang: bool,
+) -> zbus::Connection {
+    zbus::connection::Builder::address(bus.address())
+        .expect("address")
+        .serve_at(elicit_proto::dbus::BROKER_PATH, FakeBroker)
+        .expect("broker")
+        .serve_at("/dev/elicitd/session/1", FakeSession)
+        .expect("session")
+        .serve_at(FAKE_FORM, FakeRequest { acks, hang })
+        .expect("request")
+        .name(BUS_NAME)
+        .expect("name")
+        .build()
+        .await
+        .expect("the scripted broker")
+}
+
+/// Regression: the daemon dying while a client's `Acknowledge` is in
+/// flight made `wait` fail, and the proxy then answered the server
+/// "decline": the user's answer was lost (found by the kill -9 test). The
+/// client now waits for the daemon, re-attaches and acknowledges again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_acknowledgement_cut_off_by_a_crash_is_sent_again_after_the_restart() {
+    let _serial = SERIAL.lock().await;
+    let bus = PrivateBus::start();
+    let (acks, mut acked_first) = tokio::sync::mpsc::unbounded_channel();
+    let first = fake_broker(&bus, acks, true).await;
+    let conn = bus.connect().await;
+    let mut client = ClientSession::open(&conn, &Origin::default())
+        .await
+        .expect("open");
+    let owner = conn.unique_name().expect("a name").to_string();
+    send_fake_response(&first, &owner).await;
+    let form = OwnedObjectPath::try_from(FAKE_FORM).expect("path");
+    let waiting = tokio::spawn(async move {
+        let outcome = client.wait(&form).await;
+        (client, outcome)
+    });
+    within("the first acknowledgement", acked_first.recv()).await;
+    // The daemon dies with the acknowledgement unanswered.
+    first.close().await.expect("close");
+    let (acks, mut acked_again) = tokio::sync::mpsc::unbounded_channel();
+    let _second = fake_broker(&bus, acks, false).await;
+    let (client, outcome) = within("the outcome across the crash", waiting)
+        .await
+        .expect("join");
+    let outcome = outcome.expect("wait succeeds across the crash");
+    assert_eq!(outcome.action, "accept");
+    assert_eq!(
+        outcome.content,
+        Some(serde_json::from_str::<Value>(FAKE_CONTENT).expect("JSON"))
+    );
+    // The restarted daemon learns that the answer arrived (by the time
+    // the session closes at the latest), so it does not keep it.
+    client.close().await.expect("close");
+    within("the acknowledgement to the restarted daemon", acked_again.recv()).await;
+}
