@@ -33,7 +33,7 @@ const A11Y_SERVICE: &str = "[D-BUS Service]\nName=org.a11y.Bus\nExec=/usr/libexe
 struct Desktop {
     gtk: Child,
     xvfb: Xvfb,
-    _daemon: Daemon,
+    daemon: Daemon,
     bus: PrivateBus,
     /// Where `xdg-open` records what it was asked to open.
     opened: PathBuf,
@@ -99,7 +99,7 @@ impl Desktop {
         let desktop = Desktop {
             gtk,
             xvfb,
-            _daemon: daemon,
+            daemon,
             bus,
             opened,
             runtime,
@@ -534,3 +534,58 @@ const CONTACT: &str = r#"{"type": "object", "properties": {
   "favourite": {"type": "boolean", "title": "Favourite", "default": false},
   "reminders": {"type": "array", "title": "Reminders", "items": {"type": "string", "enum": ["birthday", "anniversary"]}}
 }, "required": ["name", "group"]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn it_registers_as_gtk_and_only_the_broker_may_show_forms() {
+    let desktop = Desktop::start().await;
+    assert!(
+        desktop.daemon.log().contains("front-end registered frontend=gtk"),
+        "{}",
+        desktop.daemon.log()
+    );
+    let conn = desktop.bus.connect().await;
+    let dbus = zbus::fdo::DBusProxy::new(&conn).await.expect("bus proxy");
+    let daemon_name = zbus::names::BusName::try_from(elicit_proto::dbus::BUS_NAME).expect("a name");
+    let daemon = dbus
+        .get_name_owner(daemon_name)
+        .await
+        .expect("elicitd owns its name");
+    let me = conn.unique_name().map(|n| n.to_string()).unwrap_or_default();
+    let forged = (
+        "1",
+        "forged",
+        r#"{"message":"Your password?","requestedSchema":{"type":"object","properties":{}}}"#,
+        elicit_proto::dbus::Dict::new(),
+    );
+    // elicit-gtk may hold more than one connection (GApplication, the
+    // accessibility bridge): every peer is asked, and every one must refuse.
+    let mut refusals = 0;
+    for peer in dbus.list_names().await.expect("names") {
+        let peer = peer.to_string();
+        if !peer.starts_with(':') || peer == me || peer == daemon.as_str() {
+            continue;
+        }
+        let reply = within(
+            "a peer to answer a forged Show",
+            conn.call_method(
+                Some(peer.as_str()),
+                "/dev/elicitd/frontend/gtk",
+                Some("dev.elicitd.Frontend1"),
+                "Show",
+                &forged,
+            ),
+        )
+        .await;
+        match reply {
+            Err(zbus::Error::MethodError(error, _, _))
+                if error.as_str() == "org.freedesktop.DBus.Error.AccessDenied" =>
+            {
+                refusals += 1
+            }
+            Err(_) => {}
+            Ok(_) => panic!("{peer} took a Show that did not come from elicitd"),
+        }
+    }
+    assert_eq!(refusals, 1, "elicit-gtk's Frontend1 refuses the forged Show");
+    desktop.wait_gone("Your password?").await;
+}
