@@ -285,3 +285,29 @@ async fn a_server_without_actions_gets_a_notice_and_the_form_moves_on() {
     let (answer, _) = printed(asked).await;
     assert_eq!(answer["action"], "accept");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_daemon_starts_elicit_notify_for_a_waiting_form() {
+    let bus = PrivateBus::start();
+    let dunst = Dunst::start(&bus).await;
+    // Only where a display is: the daemon's environment has one.
+    let config = format!(
+        "{CONFIG}[[frontends.program]]\nname = \"notify\"\ncommand = [\"{}\", \"--bus\", \"{}\"]\nwhen = \"display\"\n",
+        binary("elicit-notify").display(),
+        bus.address()
+    );
+    let _daemon = Daemon::start_with_env(
+        &bus,
+        &config,
+        &[("DISPLAY", Some(dunst.display())), ("WAYLAND_DISPLAY", None)],
+    )
+    .await;
+    let conn = bus.connect().await;
+    // The form waits first; the front-end it starts shows it.
+    let asked = ask(&bus, "Deploy now?", CONFIRM);
+    dunst.wait_displayed(&conn, 1).await;
+    dunst.choose("accept").await;
+    let (answer, code) = printed(asked).await;
+    assert_eq!(answer, json!({"action": "accept", "content": {}}));
+    assert_eq!(code, Some(0));
+}

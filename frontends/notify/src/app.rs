@@ -86,9 +86,9 @@ impl App {
                     self.server.close(id).await;
                 }
             }
-            // Tokens from before are void: the broker presents its forms
-            // anew.
-            BrokerEvent::Registered | BrokerEvent::Gone => self.close_all().await,
+            // Tokens from before are void: a new broker presents its
+            // forms anew once this front-end has registered again.
+            BrokerEvent::Gone => self.close_all().await,
         }
     }
 
@@ -165,13 +165,14 @@ impl App {
                 self.server.close(id).await;
             }
             Signal::Closed { id, reason } => {
-                // Closed by this program: it was answered or withdrawn.
-                if reason == server::CLOSED_BY_CALL {
-                    self.shown.remove(&id);
-                    return;
-                }
-                // Dismissed or expired: not an answer.
+                // This program forgets a notification before it closes
+                // one, so one still here was dismissed, expired or closed
+                // by someone else: not an answer, and no longer on screen.
                 if let Some(shown) = self.shown.remove(&id) {
+                    eprintln!(
+                        "elicit-notify: form {}: notification closed (reason {reason}); passing it on",
+                        shown.form
+                    );
                     self.pass_on(&shown.form, &shown.token).await;
                 }
             }

@@ -32,10 +32,9 @@ pub enum BrokerEvent {
     Show(Box<ShowRequest>),
     /// Stop showing a form.
     Withdraw(String),
-    /// Registered with the broker (again, after a restart): forms shown
-    /// before are stale.
-    Registered,
-    /// The broker left the bus: forms shown are stale.
+    /// The broker left the bus (or was replaced): forms shown are stale.
+    /// Always sent before registering with a new broker, whose `Show`
+    /// calls then follow.
     Gone,
 }
 
@@ -123,30 +122,30 @@ impl Link {
         let mut owners = dbus
             .receive_name_owner_changed_with_args(&[(0, BUS_NAME)])
             .await?;
-        link.register(&events).await;
+        link.register().await;
         let keeper = link.clone();
         tokio::spawn(async move {
             while let Some(change) = owners.next().await {
                 let Ok(args) = change.args() else { continue };
-                if args.new_owner().is_some() {
-                    keeper.register(&events).await;
-                } else if events.send(BrokerEvent::Gone).is_err() {
+                if args.old_owner().is_some() && events.send(BrokerEvent::Gone).is_err() {
                     return;
+                }
+                if args.new_owner().is_some() {
+                    keeper.register().await;
                 }
             }
         });
         Ok(link)
     }
 
-    async fn register(&self, events: &UnboundedSender<BrokerEvent>) {
-        match self.try_register().await {
-            Ok(()) => {
-                let _ = events.send(BrokerEvent::Registered);
-            }
-            Err(error) => eprintln!(
+    /// Registers; a broker that is not there yet is no error: the owner
+    /// watch registers once it comes.
+    async fn register(&self) {
+        if let Err(error) = self.try_register().await {
+            eprintln!(
                 "elicit-notify: cannot register with elicitd (waiting for it): {}",
                 error.detail()
-            ),
+            );
         }
     }
 

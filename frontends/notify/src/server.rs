@@ -24,8 +24,6 @@ use zbus::{Connection, MatchRule, MessageStream};
 pub const NAME: &str = "org.freedesktop.Notifications";
 /// Its object path.
 pub const PATH: &str = "/org/freedesktop/Notifications";
-/// `NotificationClosed` reason: closed by a `CloseNotification` call.
-pub const CLOSED_BY_CALL: u32 = 3;
 
 #[zbus::proxy(
     interface = "org.freedesktop.Notifications",

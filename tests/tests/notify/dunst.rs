@@ -6,14 +6,15 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
-use elicit_tests::{PrivateBus, Xvfb, eventually};
+use elicit_tests::{PrivateBus, Xvfb, eventually, within};
 use zbus::zvariant::OwnedValue;
 
 /// dunst, its display, and the files its scripted menu reads and writes.
 pub struct Dunst {
     child: Child,
-    _xvfb: Xvfb,
+    xvfb: Xvfb,
     address: String,
     /// What the menu picks: the action key the test wants.
     pick: PathBuf,
@@ -57,7 +58,7 @@ impl Dunst {
             .expect("dunst starts (install the dunst package)");
         let dunst = Dunst {
             child,
-            _xvfb: xvfb,
+            xvfb,
             address: bus.address().to_owned(),
             pick,
             menu,
@@ -69,6 +70,11 @@ impl Dunst {
         })
         .await;
         dunst
+    }
+
+    /// The X display dunst draws on.
+    pub fn display(&self) -> &str {
+        self.xvfb.display()
     }
 
     /// How many notifications dunst shows now.
@@ -103,11 +109,26 @@ impl Dunst {
     /// notification (nothing, for a key it does not offer); returns the
     /// menu dunst offered.
     pub async fn choose(&self, key: &str) -> String {
-        let _ = std::fs::remove_file(&self.menu);
         std::fs::write(&self.pick, key).expect("write the pick");
-        self.dunstctl(&["context"]);
-        eventually("dunst's menu", || async { self.menu.exists() }).await;
-        std::fs::read_to_string(&self.menu).expect("read the menu")
+        within("dunst's menu", async {
+            loop {
+                let _ = std::fs::remove_file(&self.menu);
+                self.dunstctl(&["context"]);
+                // dunst refuses a menu while its last one is still
+                // winding down, and says so only in its log: ask again
+                // until a menu opens.
+                let opened = tokio::time::timeout(Duration::from_secs(1), async {
+                    while !self.menu.exists() {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                    }
+                })
+                .await;
+                if opened.is_ok() {
+                    return std::fs::read_to_string(&self.menu).expect("read the menu");
+                }
+            }
+        })
+        .await
     }
 
     /// Closes the newest notification as a user dismissing it does.
