@@ -113,7 +113,7 @@ async fn forms(conn: &zbus::Connection) -> Vec<Value> {
 struct Desk {
     bus: PrivateBus,
     dunst: Dunst,
-    _daemon: Daemon,
+    daemon: Daemon,
     notify: Notify,
     conn: zbus::Connection,
 }
@@ -127,7 +127,7 @@ async fn desk() -> Desk {
     Desk {
         bus,
         dunst,
-        _daemon: daemon,
+        daemon,
         notify,
         conn,
     }
@@ -307,6 +307,29 @@ async fn the_daemon_starts_elicit_notify_for_a_waiting_form() {
     let asked = ask(&bus, "Deploy now?", CONFIRM);
     dunst.wait_displayed(&conn, 1).await;
     dunst.choose("accept").await;
+    let (answer, code) = printed(asked).await;
+    assert_eq!(answer, json!({"action": "accept", "content": {}}));
+    assert_eq!(code, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_daemon_restart_the_form_is_shown_again() {
+    let mut desk = desk().await;
+    let asked = ask(&desk.bus, "Deploy now?", CONFIRM);
+    desk.dunst.wait_displayed(&desk.conn, 1).await;
+    let before = dunst::id_in_menu(&desk.dunst.choose("nothing").await, "accept");
+    desk.daemon.restart().await;
+    // The old notification's token died with the daemon: it is closed,
+    // and the restored form comes back as a new one.
+    eventually("the form in a new notification", || async {
+        if desk.dunst.displayed(&desk.conn).await != 1 {
+            return false;
+        }
+        let now = dunst::id_in_menu(&desk.dunst.choose("nothing").await, "accept");
+        now.is_some() && now != before
+    })
+    .await;
+    desk.dunst.choose("accept").await;
     let (answer, code) = printed(asked).await;
     assert_eq!(answer, json!({"action": "accept", "content": {}}));
     assert_eq!(code, Some(0));
