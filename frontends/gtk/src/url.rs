@@ -49,6 +49,7 @@ pub fn build(view: &UrlView) -> gtk::Box {
         let text = gtk::Label::new(Some(&format!("Careful: {warning}.")));
         text.set_xalign(0.0);
         text.set_wrap(true);
+        text.set_hexpand(true);
         text.add_css_class("warning");
         line.append(&icon);
         line.append(&text);

@@ -22,6 +22,12 @@ pub const APP_ID: &str = "dev.elicitd.Gtk";
 /// How long a notice with no form behind it stays before the window hides.
 const NOTICE_TIME: Duration = Duration::from_secs(8);
 
+/// The window's width until the user changes it.
+const DEFAULT_WIDTH: i32 = 520;
+
+/// The tallest the page gets before it scrolls.
+const MAX_PAGE_HEIGHT: i32 = 560;
+
 /// The letters the buttons' mnemonics use; fields get the others.
 const BUTTON_LETTERS: &str = "adcol";
 
@@ -77,6 +83,9 @@ struct Ui {
     message: gtk::Label,
     required_note: gtk::Label,
     body: gtk::Box,
+    /// The scrolled page holding the message and the body.
+    scroller: gtk::ScrolledWindow,
+    content: gtk::Box,
     status: gtk::Label,
     accept: gtk::Button,
     decline: gtk::Button,
@@ -98,7 +107,7 @@ impl Ui {
         let window = gtk::ApplicationWindow::builder()
             .application(app)
             .title("elicitd")
-            .default_width(520)
+            .default_width(DEFAULT_WIDTH)
             .build();
         let title = gtk::Label::new(Some("elicitd"));
         title.add_css_class("title");
@@ -141,7 +150,7 @@ impl Ui {
         let scroller = gtk::ScrolledWindow::builder()
             .hscrollbar_policy(gtk::PolicyType::Never)
             .propagate_natural_height(true)
-            .max_content_height(560)
+            .max_content_height(MAX_PAGE_HEIGHT)
             .vexpand(true)
             .child(&content)
             .build();
@@ -184,6 +193,8 @@ impl Ui {
             message,
             required_note,
             body,
+            scroller,
+            content,
             status,
             accept,
             decline,
@@ -391,6 +402,19 @@ impl Ui {
             self.window.set_default_widget(None::<&gtk::Widget>);
         }
         *self.shown.borrow_mut() = Some((entry.token.clone(), fields));
+        self.fit_height();
+    }
+
+    /// Makes the page as tall as the form needs at the window's width, up
+    /// to a limit (then it scrolls). A scrolled window's own guess measures
+    /// wrapping labels unwrapped, and cut short forms off.
+    fn fit_height(&self) {
+        let width = match self.window.width() {
+            0 => DEFAULT_WIDTH,
+            width => width,
+        };
+        let (_, natural, _, _) = self.content.measure(gtk::Orientation::Vertical, width);
+        self.scroller.set_min_content_height(natural.min(MAX_PAGE_HEIGHT));
     }
 
     fn clear_body(&self) {
@@ -419,6 +443,13 @@ impl Ui {
             }
             _ if url => {
                 self.body.child_focus(gtk::DirectionType::TabForward);
+                // A focused selectable label selects all of itself, which
+                // would hide the bold host under the selection.
+                if let Some(label) = gtk::prelude::GtkWindowExt::focus(&self.window)
+                    .and_then(|w| w.downcast::<gtk::Label>().ok())
+                {
+                    label.select_region(0, 0);
+                }
             }
             _ => {
                 self.cancel.grab_focus();
