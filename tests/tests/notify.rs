@@ -5,8 +5,8 @@
 
 #[path = "notify/dunst.rs"]
 mod dunst;
-#[path = "notify/plain_server.rs"]
-mod plain_server;
+#[path = "notify/fake_server.rs"]
+mod fake_server;
 
 use std::path::PathBuf;
 use std::process::{Output, Stdio};
@@ -17,7 +17,7 @@ use elicit_tests::{Daemon, PrivateBus, TestFrontend, binary, eventually, within}
 use serde_json::{Value, json};
 
 use dunst::Dunst;
-use plain_server::PlainServer;
+use fake_server::FakeServer;
 
 const CONFIRM: &str = r#"{"type": "object", "properties": {}}"#;
 const COLOR: &str = r#"{"type": "object", "properties": {"color": {"type": "string",
@@ -265,7 +265,7 @@ async fn a_withdrawn_form_closes_its_notification() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_without_actions_gets_a_notice_and_the_form_moves_on() {
     let bus = PrivateBus::start();
-    let plain = PlainServer::start(&bus).await;
+    let plain = FakeServer::start(&bus, &["body"], 1).await;
     let _daemon = Daemon::start(&bus, CONFIG).await;
     let _notify = Notify::start(&bus).await;
     let mut tui = TestFrontend::register(&bus, "tui", 0).await;
@@ -333,4 +333,39 @@ async fn after_a_daemon_restart_the_form_is_shown_again() {
     let (answer, code) = printed(asked).await;
     assert_eq!(answer, json!({"action": "accept", "content": {}}));
     assert_eq!(code, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_current_owner_of_the_server_name_is_believed() {
+    let bus = PrivateBus::start();
+    let first = FakeServer::start(&bus, &["actions", "body"], 1).await;
+    let _daemon = Daemon::start(&bus, CONFIG).await;
+    let notify = Notify::start(&bus).await;
+    let conn = bus.connect().await;
+    let asked = ask(&bus, "First?", CONFIRM);
+    eventually("the first notification", || async { !first.shown().is_empty() }).await;
+    // The first server leaves; its notifications went with it, so the form
+    // is passed on (nobody else is there: it waits).
+    let shown_first = first.shown()[0].clone();
+    drop(first);
+    eventually("the first form to wait, queued", || async {
+        let listed = forms(&conn).await;
+        listed.len() == 1 && listed[0]["state"] == "queued"
+    })
+    .await;
+    // Another server takes the name; from now on it is the one believed.
+    let second = FakeServer::start(&bus, &["actions", "body"], 100).await;
+    let asked_again = ask(&bus, "Second?", CONFIRM);
+    eventually("the second notification", || async { !second.shown().is_empty() }).await;
+    let shown_second = second.shown()[0].clone();
+    assert_eq!(
+        shown_second.sender, shown_first.sender,
+        "one connection sends and listens"
+    );
+    second.invoke(&shown_second, "accept").await;
+    let (answer, code) = printed(asked_again).await;
+    assert_eq!(answer, json!({"action": "accept", "content": {}}));
+    assert_eq!(code, Some(0));
+    assert!(!notify.log().contains("ignored"), "{}", notify.log());
+    drop(asked);
 }
