@@ -589,3 +589,30 @@ async fn it_registers_as_gtk_and_only_the_broker_may_show_forms() {
     assert_eq!(refusals, 1, "elicit-gtk's Frontend1 refuses the forged Show");
     desktop.wait_gone("Your password?").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_bus_ends_it_with_the_reason() {
+    let xvfb = Xvfb::start();
+    let missing = tempfile::tempdir().expect("temp dir");
+    let address = format!("unix:path={}", missing.path().join("no-bus").display());
+    let output = within(
+        "elicit-gtk to give up",
+        tokio::process::Command::new(binary("elicit-gtk"))
+            .args(["--bus", &address])
+            .env("DISPLAY", xvfb.display())
+            .env("GDK_BACKEND", "x11")
+            .env("GSK_RENDERER", "cairo")
+            .env("GSETTINGS_BACKEND", "memory")
+            .env("DBUS_SESSION_BUS_ADDRESS", &address)
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("elicit-gtk runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("elicit-gtk: D-Bus: Failed to connect"),
+        "{stderr}"
+    );
+}
