@@ -31,13 +31,15 @@
 //! `async-channel`s: [`bus::BusEvent`]s go to the window (read by a future
 //! spawned on the GLib main context), [`bus::Command`]s go to the bus.
 
+mod actions;
+pub mod app;
 pub mod bus;
 pub mod fields;
 pub mod opener;
 pub mod queue;
 pub mod reasons;
 pub mod url;
-pub mod window;
+mod window;
 
 use std::path::PathBuf;
 

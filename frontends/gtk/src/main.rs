@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use elicit_gtk::{Args, bus, window};
+use elicit_gtk::{Args, app, bus};
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -40,7 +40,7 @@ fn main() -> ExitCode {
     let (events_tx, events) = async_channel::unbounded();
     let (commands, commands_rx) = async_channel::unbounded();
     let served = runtime.spawn(bus::serve(args.bus, args.opener, events_tx, commands_rx));
-    let ok = window::run(events, commands.clone());
+    let ok = app::run(events, commands.clone());
     // Closing the channel ends the bus side, which unregisters first.
     commands.close();
     let _ = runtime.block_on(async { tokio::time::timeout(Duration::from_secs(2), served).await });

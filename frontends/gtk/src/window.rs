@@ -2,13 +2,12 @@
 //! count, and the banner that says why a form went away. It turns the
 //! queue's state into widgets and the user's clicks into commands.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use async_channel::{Receiver, Sender};
+use async_channel::Sender;
 use elicit_form::FormModel;
-use elicit_proto::Answer;
 use gtk::prelude::*;
 use gtk::{gdk, gio, glib};
 
@@ -16,11 +15,8 @@ use crate::bus::{BusEvent, Command};
 use crate::fields::{Change, Editor, FieldsView, Mnemonics};
 use crate::queue::{Body, Queue};
 
-/// The application id (desktop file, portal requests).
-pub const APP_ID: &str = "dev.elicitd.Gtk";
-
 /// How long a notice with no form behind it stays before the window hides.
-const NOTICE_TIME: Duration = Duration::from_secs(8);
+pub(crate) const NOTICE_TIME: Duration = Duration::from_secs(8);
 
 /// The window's width until the user changes it.
 const DEFAULT_WIDTH: i32 = 520;
@@ -31,79 +27,38 @@ const MAX_PAGE_HEIGHT: i32 = 560;
 /// The letters the buttons' mnemonics use; fields get the others.
 const BUTTON_LETTERS: &str = "adcol";
 
-/// Runs the GTK main loop on this thread until SIGINT or SIGTERM (or a
-/// fatal bus error); `events` come from the bus, `commands` go to it.
-/// Returns whether it ended well.
-pub fn run(events: Receiver<BusEvent>, commands: Sender<Command>) -> bool {
-    let app = gtk::Application::builder()
-        .application_id(APP_ID)
-        .flags(gio::ApplicationFlags::NON_UNIQUE)
-        .build();
-    let ok = Rc::new(Cell::new(true));
-    let result = ok.clone();
-    app.connect_activate(move |app| {
-        let ui = Ui::new(app, commands.clone());
-        let ok = ok.clone();
-        let events = events.clone();
-        glib::MainContext::default().spawn_local(async move {
-            while let Ok(event) = events.recv().await {
-                if let BusEvent::Fatal(error) = event {
-                    eprintln!("elicit-gtk: {error}");
-                    ok.set(false);
-                    ui.quit();
-                    return;
-                }
-                ui.apply(event);
-            }
-        });
-    });
-    for signal in [SIGINT, SIGTERM] {
-        let app = app.clone();
-        glib::unix_signal_add_local(signal, move || {
-            app.quit();
-            glib::ControlFlow::Continue
-        });
-    }
-    // GTK's own arguments are not ours: clap has read the command line.
-    let status = app.run_with_args::<&str>(&[]);
-    result.get() && status == glib::ExitCode::SUCCESS
-}
-
-const SIGINT: i32 = 2;
-const SIGTERM: i32 = 15;
-
 /// The window and what it shows.
-struct Ui {
-    app: gtk::Application,
-    window: gtk::ApplicationWindow,
-    title: gtk::Label,
-    waiting: gtk::Label,
-    banner: gtk::InfoBar,
-    banner_text: gtk::Label,
-    message: gtk::Label,
-    required_note: gtk::Label,
-    body: gtk::Box,
+pub(crate) struct Ui {
+    pub(crate) app: gtk::Application,
+    pub(crate) window: gtk::ApplicationWindow,
+    pub(crate) title: gtk::Label,
+    pub(crate) waiting: gtk::Label,
+    pub(crate) banner: gtk::InfoBar,
+    pub(crate) banner_text: gtk::Label,
+    pub(crate) message: gtk::Label,
+    pub(crate) required_note: gtk::Label,
+    pub(crate) body: gtk::Box,
     /// The scrolled page holding the message and the body.
-    scroller: gtk::ScrolledWindow,
-    content: gtk::Box,
-    status: gtk::Label,
-    accept: gtk::Button,
-    decline: gtk::Button,
-    cancel: gtk::Button,
-    open: gtk::Button,
-    close: gtk::Button,
-    state: RefCell<Queue>,
+    pub(crate) scroller: gtk::ScrolledWindow,
+    pub(crate) content: gtk::Box,
+    pub(crate) status: gtk::Label,
+    pub(crate) accept: gtk::Button,
+    pub(crate) decline: gtk::Button,
+    pub(crate) cancel: gtk::Button,
+    pub(crate) open: gtk::Button,
+    pub(crate) close: gtk::Button,
+    pub(crate) state: RefCell<Queue>,
     /// The presentation token of the form whose widgets are built (a form
     /// presented again gets new widgets), and its fields.
-    shown: RefCell<Option<(String, Option<FieldsView>)>>,
-    commands: Sender<Command>,
-    notice_timer: RefCell<Option<glib::SourceId>>,
+    pub(crate) shown: RefCell<Option<(String, Option<FieldsView>)>>,
+    pub(crate) commands: Sender<Command>,
+    pub(crate) notice_timer: RefCell<Option<glib::SourceId>>,
     /// Keeps the application running while the window is hidden.
-    hold: RefCell<Option<gio::ApplicationHoldGuard>>,
+    pub(crate) hold: RefCell<Option<gio::ApplicationHoldGuard>>,
 }
 
 impl Ui {
-    fn new(app: &gtk::Application, commands: Sender<Command>) -> Rc<Ui> {
+    pub(crate) fn new(app: &gtk::Application, commands: Sender<Command>) -> Rc<Ui> {
         let window = gtk::ApplicationWindow::builder()
             .application(app)
             .title("elicitd")
@@ -254,13 +209,13 @@ impl Ui {
     }
 
     /// Ends the program.
-    fn quit(&self) {
+    pub(crate) fn quit(&self) {
         self.hold.borrow_mut().take();
         self.app.quit();
     }
 
     /// Applies a bus event, then redraws.
-    fn apply(self: &Rc<Self>, event: BusEvent) {
+    pub(crate) fn apply(self: &Rc<Self>, event: BusEvent) {
         {
             let mut state = self.state.borrow_mut();
             match event {
@@ -281,7 +236,7 @@ impl Ui {
 
     /// Makes the widgets show the state: the first form, or a lone notice,
     /// or nothing (the window hides).
-    fn render(self: &Rc<Self>) {
+    pub(crate) fn render(self: &Rc<Self>) {
         let mut focus_first = false;
         {
             let state = self.state.borrow();
@@ -490,128 +445,6 @@ impl Ui {
             ui.status.set_text(&status.join("\n"));
             ui.status.set_visible(!status.is_empty());
         })
-    }
-
-    /// Accept: checks the form, sends it, or shows what to fix.
-    fn accept(self: &Rc<Self>) {
-        if let Ok(shown) = self.shown.try_borrow()
-            && let Some((_, Some(fields))) = &*shown
-        {
-            fields.commit_pending();
-        }
-        let mut focus_error = None;
-        let command = {
-            let mut state = self.state.borrow_mut();
-            let Some(entry) = state.current_mut() else { return };
-            if entry.sending {
-                return;
-            }
-            let form = entry.form.clone();
-            let token = entry.token.clone();
-            let Some(model) = entry.model_mut() else { return };
-            match model.submit() {
-                Ok(answer) => Some(Command::Answer { form, token, answer }),
-                Err(errors) => {
-                    focus_error = Some(model.focus());
-                    let count = errors.len();
-                    entry.status = Some(match count {
-                        1 => "1 problem to fix before sending.".to_owned(),
-                        n => format!("{n} problems to fix before sending."),
-                    });
-                    None
-                }
-            }
-        };
-        match command {
-            Some(command) => self.send(command),
-            None => {
-                self.render();
-                if let (Some(index), Some((_, Some(fields)))) = (focus_error, &*self.shown.borrow()) {
-                    fields.focus(index);
-                }
-            }
-        }
-    }
-
-    /// Decline or cancel the shown form.
-    fn answer_bare(self: &Rc<Self>, answer: Answer) {
-        let command = {
-            let state = self.state.borrow();
-            let Some(entry) = state.current() else { return };
-            if entry.sending {
-                return;
-            }
-            Command::Answer {
-                form: entry.form.clone(),
-                token: entry.token.clone(),
-                answer,
-            }
-        };
-        self.send(command);
-    }
-
-    /// "Open in browser": the only way a URL is ever opened.
-    fn open_url(self: &Rc<Self>) {
-        let command = {
-            let state = self.state.borrow();
-            let Some(entry) = state.current() else { return };
-            let Body::Url(view) = &entry.body else { return };
-            if entry.sending {
-                return;
-            }
-            Command::OpenUrl {
-                form: entry.form.clone(),
-                token: entry.token.clone(),
-                url: view.full.clone(),
-            }
-        };
-        self.send(command);
-    }
-
-    /// Hands `command` to the bus side and marks its form as being sent.
-    fn send(self: &Rc<Self>, command: Command) {
-        let (Command::Answer { form, .. } | Command::OpenUrl { form, .. }) = &command;
-        let form = form.clone();
-        if self.commands.try_send(command).is_err() {
-            // The bus side has ended; the fatal event says why.
-            return;
-        }
-        self.state.borrow_mut().sending(&form);
-        self.render();
-    }
-
-    fn escape(self: &Rc<Self>) {
-        let has_form = self.state.borrow().current().is_some();
-        if has_form {
-            self.answer_bare(FormModel::cancel());
-        } else {
-            self.dismiss_notice();
-        }
-    }
-
-    fn dismiss_notice(self: &Rc<Self>) {
-        self.state.borrow_mut().clear_notice();
-        self.render();
-    }
-
-    fn start_notice_timer(self: &Rc<Self>) {
-        if self.notice_timer.borrow().is_some() {
-            return;
-        }
-        let ui = Rc::downgrade(self);
-        let id = glib::timeout_add_local_once(NOTICE_TIME, move || {
-            if let Some(ui) = ui.upgrade() {
-                ui.notice_timer.borrow_mut().take();
-                ui.dismiss_notice();
-            }
-        });
-        *self.notice_timer.borrow_mut() = Some(id);
-    }
-
-    fn stop_notice_timer(&self) {
-        if let Some(id) = self.notice_timer.borrow_mut().take() {
-            id.remove();
-        }
     }
 }
 
