@@ -200,17 +200,21 @@ async fn a_forged_action_is_ignored() {
     // nothing.
     let menu = desk.dunst.choose("nothing").await;
     let id = dunst::id_in_menu(&menu, "accept").expect("the id in the menu");
-    // Any client can emit ActionInvoked: this one is not the server.
-    desk.conn
-        .emit_signal(
-            None::<&str>,
-            "/org/freedesktop/Notifications",
-            "org.freedesktop.Notifications",
-            "ActionInvoked",
-            &(id, "accept"),
-        )
-        .await
-        .expect("emit the forgery");
+    // Any client can emit ActionInvoked: this one is not the server. A
+    // flood of them (more than a stream queues) must not stall
+    // elicit-notify either.
+    for _ in 0..200 {
+        desk.conn
+            .emit_signal(
+                None::<&str>,
+                "/org/freedesktop/Notifications",
+                "org.freedesktop.Notifications",
+                "ActionInvoked",
+                &(id, "accept"),
+            )
+            .await
+            .expect("emit the forgery");
+    }
     eventually("elicit-notify to ignore the forgery", || async {
         desk.notify.log().contains("ignored a notification signal")
     })

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 
 use futures_util::StreamExt;
 use notify_rust::{Hint, Notification};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use zbus::fdo::{DBusProxy, NameOwnerChangedStream};
 use zbus::zvariant::Value;
 use zbus::{Connection, MatchRule, MessageStream};
@@ -76,10 +77,21 @@ pub enum Signal {
 /// The notification server as seen from one connection.
 pub struct Server {
     proxy: NotificationsProxy<'static>,
+    /// Checked signals, from the [`Watch`] task.
+    inbox: UnboundedReceiver<Signal>,
+    /// Someone owns the name.
+    present: bool,
+    capabilities: Vec<String>,
+}
+
+/// Reads the server's signals and owner changes in a task of its own, so
+/// that the bus connection never waits for the front-end: a flood of
+/// forged signals is read and dropped at once, and cannot fill the
+/// stream's queue and stall the replies the front-end awaits.
+struct Watch {
     signals: MessageStream,
     owners: NameOwnerChangedStream,
     owner: Option<String>,
-    capabilities: Vec<String>,
 }
 
 impl Server {
@@ -103,11 +115,18 @@ impl Server {
             .cache_properties(zbus::proxy::CacheProperties::No)
             .build()
             .await?;
-        let mut server = Server {
-            proxy,
+        let (outbox, inbox) = tokio::sync::mpsc::unbounded_channel();
+        let present = owner.is_some();
+        let watch = Watch {
             signals,
             owners,
             owner,
+        };
+        tokio::spawn(watch.run(outbox));
+        let mut server = Server {
+            proxy,
+            inbox,
+            present,
             capabilities: Vec::new(),
         };
         server.refresh_capabilities().await;
@@ -117,7 +136,7 @@ impl Server {
     /// Asks the server what it can do; a server that is not there can do
     /// nothing.
     pub async fn refresh_capabilities(&mut self) {
-        self.capabilities = if self.owner.is_some() {
+        self.capabilities = if self.present {
             self.proxy.get_capabilities().await.unwrap_or_default()
         } else {
             Vec::new()
@@ -159,8 +178,29 @@ impl Server {
 
     /// The next signal from the current owner of the name; signals from
     /// anyone else are dropped. `None` when the connection is gone.
-    /// Cancel-safe: it only waits on streams.
+    /// Cancel-safe.
     pub async fn next(&mut self) -> Option<Signal> {
+        let signal = self.inbox.recv().await?;
+        if let Signal::ServerChanged(owner) = &signal {
+            self.present = owner.is_some();
+        }
+        Some(signal)
+    }
+}
+
+impl Watch {
+    /// Forwards checked signals until the connection or the front-end is
+    /// gone.
+    async fn run(mut self, outbox: UnboundedSender<Signal>) {
+        while let Some(signal) = self.next().await {
+            if outbox.send(signal).is_err() {
+                return;
+            }
+        }
+    }
+
+    /// The next signal from the current owner of the name.
+    async fn next(&mut self) -> Option<Signal> {
         loop {
             tokio::select! {
                 // Owner changes first, so that a new server's first
