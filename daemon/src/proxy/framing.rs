@@ -145,11 +145,17 @@ mod tests {
         writer.write_all(b"{\"id\":1,").await.expect("write");
         let cut = tokio::time::timeout(std::time::Duration::from_millis(20), lines.next()).await;
         assert!(cut.is_err(), "no line is complete yet");
-        writer.write_all(b"\"method\":\"ping\"}\nnext\n").await.expect("write");
+        writer
+            .write_all(b"\"method\":\"ping\"}\nnext\n")
+            .await
+            .expect("write");
         assert_eq!(
             lines.next().await.expect("read"),
             Some(Frame::Line(b"{\"id\":1,\"method\":\"ping\"}".to_vec()))
         );
-        assert_eq!(lines.next().await.expect("read"), Some(Frame::Line(b"next".to_vec())));
+        assert_eq!(
+            lines.next().await.expect("read"),
+            Some(Frame::Line(b"next".to_vec()))
+        );
     }
 }
