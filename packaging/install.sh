@@ -16,8 +16,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 target=${1:-$here/../target/release}
 root=$DESTDIR$PREFIX
 
-# Front-ends that are built only where their libraries are (elicit-gtk) or
-# do not exist yet (elicit-notify) are installed when present.
+# The desktop front-ends are installed when they were built: elicit-gtk
+# only builds where GTK 4 is, and a headless build may leave both out
+# (cargo build --release -p elicitd -p elicit-tui).
 bins="elicitd elicit elicit-tui"
 for optional in elicit-gtk elicit-notify; do
   if [ -x "$target/$optional" ]; then bins="$bins $optional"; fi
