@@ -516,10 +516,22 @@ async fn front_ends_and_clients_killed_at_random_disturb_no_one_else() {
     })
     .await;
 
-    // Steady clients: five sessions, three forms each.
+    // Steady clients: five sessions, three forms each. The TUI dies at a
+    // random point: once it shows the head forms of the first few.
+    let shown_before_kill = 1 + rng.below(5) as usize;
+    let mut tui_killed = None;
     let mut steady = Vec::new();
     let mut steady_expected = Vec::new();
     for i in 0..5 {
+        if i == shown_before_kill {
+            eventually("elicit-tui to show forms", || {
+                let n = presented_to_tui.lock().unwrap().len();
+                async move { n >= shown_before_kill }
+            })
+            .await;
+            tui.start_kill().expect("kill elicit-tui");
+            tui_killed = Some(tui.wait().await.expect("elicit-tui reaped"));
+        }
         let conn = bus.connect().await;
         let origin = Origin {
             server: Some(format!("steady{i}")),
@@ -545,16 +557,17 @@ async fn front_ends_and_clients_killed_at_random_disturb_no_one_else() {
             outcomes
         }));
     }
+    if tui_killed.is_none() {
+        eventually("elicit-tui to show forms", || {
+            let n = presented_to_tui.lock().unwrap().len();
+            async move { n >= shown_before_kill }
+        })
+        .await;
+        tui.start_kill().expect("kill elicit-tui");
+        tui_killed = Some(tui.wait().await.expect("elicit-tui reaped"));
+    }
 
-    // The TUI dies after showing a random number of the heads.
-    let shown_before_kill = 1 + rng.below(5) as usize;
-    eventually("elicit-tui to show forms", || {
-        let n = presented_to_tui.lock().unwrap().len();
-        async move { n >= shown_before_kill }
-    })
-    .await;
-    tui.start_kill().expect("kill elicit-tui");
-    tui.wait().await.expect("elicit-tui reaped");
+    tui_killed.expect("elicit-tui was killed");
     // Every form it showed must be shown again, to the scripted one.
     let mut must_reappear: HashSet<String> = presented_to_tui.lock().unwrap().clone();
     let tui_forms = must_reappear.len();
