@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::cancel::Cancel;
 use super::caps::{self, META_CLIENT_INFO, META_SERVER_INFO};
 use super::framing::Frame;
-use super::message::{self, Kind};
+use super::message::{self, Kind, Line};
 use super::outbox::Peer;
 use super::state::{Ctx, HostRequest};
 use super::{Prefer, legacy, rounds};
@@ -30,35 +30,32 @@ fn parse(ctx: &Ctx, from: Peer, frame: Frame) -> Option<(Vec<u8>, Value)> {
         }
         Frame::Line(line) => line,
     };
-    if line.iter().all(u8::is_ascii_whitespace) {
-        return None;
-    }
-    let value: Value = match serde_json::from_slice(&line) {
-        Ok(value) => value,
-        Err(error) => {
+    match message::classify(&line) {
+        Line::Blank => None,
+        Line::NotJson { error, id } => {
             eprintln!("elicit proxy: dropped a line from the {from:?} that is not JSON: {error}");
-            if let Some(id) = message::sniff_id(&line) {
+            if let Some(id) = id {
                 let reply =
                     message::error(&id, JsonRpcCode::PARSE_ERROR, &format!("not JSON: {error}"), None);
                 ctx.outbox.send(from, &reply);
             }
-            return None;
+            None
         }
-    };
-    if message::kind(&value) == Kind::Invalid {
-        eprintln!("elicit proxy: dropped a line from the {from:?} that is not a JSON-RPC message");
-        if let Some(id) = message::id(&value) {
-            let reply = message::error(
-                id,
-                JsonRpcCode::INVALID_REQUEST,
-                "not a JSON-RPC 2.0 message",
-                None,
-            );
-            ctx.outbox.send(from, &reply);
+        Line::NotJsonRpc { id } => {
+            eprintln!("elicit proxy: dropped a line from the {from:?} that is not a JSON-RPC message");
+            if let Some(id) = id {
+                let reply = message::error(
+                    &id,
+                    JsonRpcCode::INVALID_REQUEST,
+                    "not a JSON-RPC 2.0 message",
+                    None,
+                );
+                ctx.outbox.send(from, &reply);
+            }
+            None
         }
-        return None;
+        Line::Message { value, .. } => Some((line, value)),
     }
-    Some((line, value))
 }
 
 /// One frame from the host.

@@ -85,6 +85,59 @@ pub fn to_line(message: &Value) -> Vec<u8> {
     serde_json::to_vec(message).unwrap_or_else(|_| b"{}".to_vec())
 }
 
+/// What one line from a peer is, decided before the proxy acts on it.
+///
+/// Kept free of I/O so that the line handling can be tested and fuzzed on
+/// its own; the dispatcher only logs and answers by what this says.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Line {
+    /// Only whitespace: skipped without a word (it is no message at all).
+    Blank,
+    /// Not JSON. `id` is the id found by [`sniff_id`], so that the sender
+    /// still gets a parse error it can match.
+    NotJson {
+        /// The parser's reason, for the log and the error reply.
+        error: String,
+        /// The sniffed id to answer, if any.
+        id: Option<Value>,
+    },
+    /// JSON, but not a JSON-RPC 2.0 message (nor one MCP allows, such as a
+    /// batch). `id` is its usable id, if it has one.
+    NotJsonRpc {
+        /// The id to answer with an invalid-request error, if any.
+        id: Option<Value>,
+    },
+    /// A JSON-RPC message; `kind` is never [`Kind::Invalid`].
+    Message {
+        /// The parsed message.
+        value: Value,
+        /// What it is.
+        kind: Kind,
+    },
+}
+
+/// Classifies one line (without its newline) as the proxy sees it.
+pub fn classify(line: &[u8]) -> Line {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Line::Blank;
+    }
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(value) => value,
+        Err(error) => {
+            return Line::NotJson {
+                error: error.to_string(),
+                id: sniff_id(line),
+            };
+        }
+    };
+    match kind(&value) {
+        Kind::Invalid => Line::NotJsonRpc {
+            id: id(&value).cloned(),
+        },
+        kind => Line::Message { value, kind },
+    }
+}
+
 /// Best effort: the id of a line that failed to parse as a whole, so that
 /// the sender still gets an error it can match. Only a top-level `"id"`
 /// found by a cheap scan counts.
@@ -115,6 +168,28 @@ mod tests {
         assert_eq!(kind(&json!({"jsonrpc":"2.0","id":1})), Kind::Invalid);
         assert_eq!(kind(&json!([1])), Kind::Invalid);
         assert_eq!(kind(&json!({"id":null,"method":"x"})), Kind::Invalid);
+    }
+
+    #[test]
+    fn classifies_lines() {
+        assert_eq!(classify(b" \r\t"), Line::Blank);
+        assert_eq!(classify(b""), Line::Blank);
+        assert!(matches!(
+            classify(br#"{"id":3,"method":"x""#),
+            Line::NotJson { id: Some(id), .. } if id == json!(3)
+        ));
+        assert_eq!(
+            classify(br#"{"id":"a","jsonrpc":"2.0"}"#),
+            Line::NotJsonRpc { id: Some(json!("a")) }
+        );
+        assert_eq!(classify(b"[1,2]"), Line::NotJsonRpc { id: None });
+        assert_eq!(
+            classify(br#"{"jsonrpc":"2.0","method":"n"}"#),
+            Line::Message {
+                value: json!({"jsonrpc":"2.0","method":"n"}),
+                kind: Kind::Notification
+            }
+        );
     }
 
     #[test]
