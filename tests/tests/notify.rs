@@ -373,3 +373,22 @@ async fn only_the_current_owner_of_the_server_name_is_believed() {
     assert!(!notify.log().contains("ignored"), "{}", notify.log());
     drop(asked);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_notification_server_forms_move_on() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, CONFIG).await;
+    let notify = Notify::start(&bus).await;
+    let mut tui = TestFrontend::register(&bus, "tui", 0).await;
+    let asked = ask(&bus, "Deploy now?", CONFIRM);
+    let shown = tui.next_show().await;
+    assert!(
+        notify.log().contains("no notification server"),
+        "{}",
+        notify.log()
+    );
+    tui.answer(&shown, "decline", Value::Null).await.expect("answer");
+    let (answer, code) = printed(asked).await;
+    assert_eq!(answer["action"], "decline");
+    assert_eq!(code, Some(3));
+}
