@@ -192,6 +192,26 @@ mod tests {
         );
     }
 
+    /// Fuzzing finding (tests/fuzz, proxy_lines): serde_json's default
+    /// number parsing is not exact for long literals, so a line the proxy
+    /// rewrote (`initialize`, 2026 `_meta`) carried a different number
+    /// than the peer sent. elicit-proto turns on `float_roundtrip`.
+    #[test]
+    fn numbers_survive_a_rewrite() {
+        let line = br#"{"jsonrpc":"2.0","id":7,"error":{"code":111111111100000000000000000000000000004457664474921187556,"message":"m"}}"#;
+        let Line::Message { value, .. } = classify(line) else {
+            panic!("a response");
+        };
+        let back: Value = serde_json::from_slice(&to_line(&value)).expect("own line parses");
+        assert_eq!(back, value);
+        let line = br#"{"jsonrpc":"2.0","method":"n","params":{"x":0.30000000000000004440892098500626}}"#;
+        let Line::Message { value, .. } = classify(line) else {
+            panic!("a notification");
+        };
+        let back: Value = serde_json::from_slice(&to_line(&value)).expect("own line parses");
+        assert_eq!(back, value);
+    }
+
     #[test]
     fn sniffs_ids_of_broken_lines() {
         assert_eq!(
