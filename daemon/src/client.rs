@@ -2,7 +2,7 @@
 //! open a session, submit forms, and wait for their outcome across daemon
 //! restarts.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use elicit_proto::Error;
 use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, Request1Proxy, Session1Proxy, dict_str};
@@ -45,9 +45,13 @@ pub struct ClientSession {
     daemon: Option<String>,
     /// Outcomes that arrived for other forms while waiting for one.
     early: HashMap<String, Outcome>,
-    /// Forms whose acknowledgement was cut off by the daemon leaving.
-    interrupted: HashSet<String>,
+    /// Forms acknowledged without waiting for the reply, newest last.
+    unconfirmed: Vec<OwnedObjectPath>,
 }
+
+/// How many fire-and-forget acknowledgements [`ClientSession::close`]
+/// confirms; older ones were processed long before.
+const UNCONFIRMED_KEPT: usize = 64;
 
 impl std::fmt::Debug for ClientSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -86,7 +90,7 @@ impl ClientSession {
             daemon_changes,
             daemon,
             early: HashMap::new(),
-            interrupted: HashSet::new(),
+            unconfirmed: Vec::new(),
         })
     }
 
@@ -139,44 +143,25 @@ impl ClientSession {
     /// answer given before the restart still arrives, once.
     pub async fn wait(&mut self, form: &OwnedObjectPath) -> Result<Outcome, Error> {
         loop {
-            // Kept until the acknowledgement succeeds, so that a caller
+            // Kept until the acknowledgement is sent, so that a caller
             // who abandons this future (a select, a cancellation) can wait
             // again and still get the outcome.
-            // While the daemon is known to be gone, wait for it (below).
-            if let Some(outcome) = self.early.get(form.as_str()).cloned()
-                && self.daemon.is_some()
-            {
-                let acknowledged = request_proxy(&self.conn, form)
+            if let Some(outcome) = self.early.get(form.as_str()).cloned() {
+                // The outcome is here and durable in the daemon; its
+                // erasure need not delay the caller, so the reply is not
+                // awaited. `close` confirms it.
+                request_proxy(&self.conn, form)
                     .await?
-                    .acknowledge()
+                    .inner()
+                    .call_noreply("Acknowledge", &())
                     .await
-                    .map_err(Error::from_dbus);
-                match acknowledged {
-                    Ok(()) => {
-                        self.early.remove(form.as_str());
-                        self.interrupted.remove(form.as_str());
-                        return Ok(outcome);
-                    }
-                    // An acknowledgement cut off by a crash may have been
-                    // processed just before it: then the form is gone
-                    // because it was delivered.
-                    Err(error) if is_gone(&error) && self.interrupted.remove(form.as_str()) => {
-                        self.early.remove(form.as_str());
-                        return Ok(outcome);
-                    }
-                    Err(Error::Bus(error)) => {
-                        if daemon_name(&self.conn).await == self.daemon {
-                            return Err(Error::Bus(error));
-                        }
-                        // The daemon died with the acknowledgement in
-                        // flight. The answer is still stored: failing here
-                        // would lose an answer the user gave, so wait for
-                        // the daemon to return and acknowledge again.
-                        tracing::warn!(%error, "the broker left before the acknowledgement; waiting for it to return");
-                        self.interrupted.insert(form.to_string());
-                    }
-                    Err(error) => return Err(error),
+                    .map_err(Error::from_dbus)?;
+                self.early.remove(form.as_str());
+                if self.unconfirmed.len() == UNCONFIRMED_KEPT {
+                    self.unconfirmed.remove(0);
                 }
+                self.unconfirmed.push(form.clone());
+                return Ok(outcome);
             }
             tokio::select! {
                 message = self.responses.next() => {
@@ -229,6 +214,15 @@ impl ClientSession {
             .resume_session(&self.resume_token)
             .await
             .map_err(Error::from_dbus)?;
+        // An acknowledgement sent without a reply may have died with the
+        // old daemon: the restarted one would keep that answer and send it
+        // again to a caller who has it. Acknowledge again first (a form
+        // already gone is fine).
+        for form in &self.unconfirmed {
+            if let Ok(proxy) = request_proxy(&self.conn, form).await {
+                let _ = proxy.acknowledge().await;
+            }
+        }
         self.session_proxy()
             .await?
             .redeliver()
@@ -238,6 +232,15 @@ impl ClientSession {
 
     /// Closes the session, cancelling what is left in it.
     pub async fn close(self) -> Result<(), Error> {
+        // The daemon runs calls concurrently: an acknowledgement still in
+        // flight could lose the race against `Close` and its form would be
+        // recorded as undelivered. Acknowledging again and awaiting the
+        // reply settles it: success or "no form" both mean it is gone.
+        for form in &self.unconfirmed {
+            if let Ok(proxy) = request_proxy(&self.conn, form).await {
+                let _ = proxy.acknowledge().await;
+            }
+        }
         self.session_proxy()
             .await?
             .close()
@@ -254,18 +257,6 @@ async fn request_proxy<'a>(conn: &Connection, form: &'a OwnedObjectPath) -> Resu
         .cache_properties(zbus::proxy::CacheProperties::No)
         .build()
         .await?)
-}
-
-/// Whether `error` says the form no longer exists (the daemon retired it,
-/// so its object is gone too).
-fn is_gone(error: &Error) -> bool {
-    match error {
-        Error::NotFound(_) => true,
-        Error::Bus(zbus::Error::MethodError(name, _, _)) => {
-            name.as_str() == "org.freedesktop.DBus.Error.UnknownObject"
-        }
-        _ => false,
-    }
 }
 
 async fn daemon_name(conn: &Connection) -> Option<String> {

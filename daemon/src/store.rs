@@ -145,8 +145,8 @@ pub struct Store {
 /// sled 0.34's `flush_async` runs each flush on its own small thread pool,
 /// and enough concurrent flushes fill that pool with waiters for a write
 /// that is queued behind them — a deadlock seen here with 50 submissions at
-/// once. One flush at a time, run on tokio's blocking pool, covering every
-/// write made before it started, avoids that and costs one fsync per burst.
+/// once. One flush at a time, covering every write made before it started,
+/// avoids that and costs one fsync per burst.
 #[derive(Debug, Default)]
 struct Flusher {
     running: tokio::sync::Mutex<()>,
@@ -159,7 +159,14 @@ struct Flusher {
 impl Store {
     /// Opens (or creates) the store in `dir`.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
-        let db = sled::Config::new().path(dir).mode(sled::Mode::LowSpace).open()?;
+        // No periodic flush: every write that matters is flushed by its
+        // caller (group commit below), and sled's 500 ms flusher thread
+        // would wake an idle daemon twice a second.
+        let db = sled::Config::new()
+            .path(dir)
+            .mode(sled::Mode::LowSpace)
+            .flush_every_ms(None)
+            .open()?;
         let history = db.open_tree("history")?;
         Ok(Store {
             sessions: db.open_tree("sessions")?,
@@ -192,10 +199,20 @@ impl Store {
         }
         // Everything requested by now was written before this flush starts.
         let covered = flusher.requested.load(Ordering::SeqCst);
-        let db = self.db.clone();
-        tokio::task::spawn_blocking(move || db.flush())
-            .await
-            .map_err(|e| StoreError::Sled(sled::Error::ReportableBug(e.to_string())))??;
+        // In place on this worker (tokio hands its other tasks to the
+        // rest): a hop to the blocking pool and back costs two thread
+        // wake-ups, more than the fsync itself on a fast disk.
+        match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+            Ok(tokio::runtime::RuntimeFlavor::MultiThread) => {
+                tokio::task::block_in_place(|| self.db.flush())?;
+            }
+            _ => {
+                let db = self.db.clone();
+                tokio::task::spawn_blocking(move || db.flush())
+                    .await
+                    .map_err(|e| StoreError::Sled(sled::Error::ReportableBug(e.to_string())))??;
+            }
+        }
         flusher.durable.store(covered, Ordering::SeqCst);
         Ok(())
     }

@@ -77,6 +77,11 @@ impl PrivateBus {
         }
     }
 
+    /// The bus daemon's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Starts a plain private bus.
     pub fn start() -> PrivateBus {
         PrivateBus::start_with("")

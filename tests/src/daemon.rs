@@ -64,6 +64,9 @@ impl Daemon {
             .open(&self.log)
             .expect("log file");
         let mut command = Command::new(binary("elicitd"));
+        // Debug logs help a failing test; a caller's own ELICITD_LOG (the
+        // benchmark's "info") overrides it below.
+        command.env("ELICITD_LOG", "debug");
         for (name, value) in &self.env {
             match value {
                 Some(value) => command.env(name, value),
@@ -77,7 +80,6 @@ impl Daemon {
             .arg(&self.state_dir)
             .arg("--config")
             .arg(&self.config)
-            .env("ELICITD_LOG", "debug")
             .stdin(Stdio::null())
             .stderr(log)
             .spawn()
@@ -108,6 +110,11 @@ impl Daemon {
     /// Everything the daemon logged so far.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The daemon's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
     }
 
     /// The daemon's state directory.

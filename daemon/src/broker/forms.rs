@@ -3,14 +3,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use elicit_proto::dbus::{Dict, form_path};
+use elicit_proto::dbus::{Dict, Origin, form_path};
 use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, Mode, validate_answer};
 use zbus::zvariant::Str;
 
 use super::sessions::secret;
-use super::state::{Form, Presenter};
+use super::state::{Form, Presenter, State};
 use super::{Broker, Caller, present};
 use crate::bus::RequestIface;
+use crate::rules::PolicyVerdict;
 use crate::store::{FormRecord, FormState, HistoryRecord, now_ms};
 
 /// What a submitter may ask for beside the request.
@@ -70,6 +71,10 @@ pub fn action_name(action: &ElicitationAction) -> &'static str {
 
 impl Broker {
     /// Queues a form into `session` and returns its request path.
+    ///
+    /// The policy decides first, so a form it answers is stored once,
+    /// already answered, and a form it passes is stored ready to show: one
+    /// flush either way before the submission is acknowledged.
     pub async fn elicit(
         self: &Arc<Self>,
         caller: &Caller,
@@ -77,8 +82,15 @@ impl Broker {
         request_json: &str,
         options: ElicitOptions,
     ) -> Result<String, Error> {
-        self.check_owner(caller, session)?;
+        let origin = self.owned_session_origin(caller, session)?;
         let request = Elicitation::parse_str(request_json, &self.config.limits)?;
+        if let Some(sid) = &options.submission_id
+            && let Some(existing) = self.submitted(session, sid)
+        {
+            return Ok(form_path(session, &existing.to_string()));
+        }
+        let request = Arc::new(request);
+        let verdict = self.run_policy(&request, &origin, session);
         let created_ms = now_ms();
         let timeout = options
             .timeout_secs
@@ -88,23 +100,9 @@ impl Broker {
         let record = {
             let mut state = self.lock();
             if let Some(sid) = &options.submission_id
-                && let Some(existing) = state
-                    .forms
-                    .values()
-                    .find(|f| f.record.session == session && f.record.submission_id.as_ref() == Some(sid))
+                && let Some(existing) = submitted_in(&state, session, sid)
             {
-                return Ok(form_path(session, &existing.record.id.to_string()));
-            }
-            let in_session = state
-                .forms
-                .values()
-                .filter(|f| f.record.session == session)
-                .count();
-            let per_session = self.config.broker.forms_per_session;
-            if in_session >= per_session {
-                return Err(Error::LimitExceeded(format!(
-                    "session {session} already has {per_session} forms waiting (broker.forms-per-session)"
-                )));
+                return Ok(form_path(session, &existing.to_string()));
             }
             let total = self.config.broker.forms_total;
             if state.forms.len() >= total {
@@ -112,13 +110,19 @@ impl Broker {
                     "the broker already holds {total} forms (broker.forms-total)"
                 )));
             }
+            let per_session = self.config.broker.forms_per_session;
             let Some(owning) = state.sessions.get_mut(session) else {
                 return Err(Error::NotFound(format!("no session {session}")));
             };
+            if owning.forms.len() >= per_session {
+                return Err(Error::LimitExceeded(format!(
+                    "session {session} already has {per_session} forms waiting (broker.forms-per-session)"
+                )));
+            }
             // The id is taken under the lock so that id order is queue order.
             let id = self.store.next_id()?;
-            owning.queue.push_back(id);
-            let record = FormRecord {
+            owning.forms.insert(id);
+            let mut record = FormRecord {
                 id,
                 session: session.to_owned(),
                 request: request.raw.clone(),
@@ -130,6 +134,15 @@ impl Broker {
                 created_ms,
                 deadline_ms: (timeout > 0).then(|| created_ms.saturating_add(timeout.saturating_mul(1000))),
             };
+            match &verdict {
+                Some(verdict) => {
+                    record.state = FormState::Answered;
+                    record.answer = Some(verdict.answer.clone());
+                    record.reason = Some(verdict.reason.clone());
+                    record.answered_by = Some(verdict.decided_by.clone());
+                }
+                None => owning.queue.push_back(id),
+            }
             state
                 .forms
                 .insert(id, live_form(record.clone(), request, request_json));
@@ -141,17 +154,55 @@ impl Broker {
             state.forms.remove(&id);
             if let Some(owning) = state.sessions.get_mut(session) {
                 owning.queue.retain(|f| *f != id);
+                owning.forms.remove(&id);
             }
             return Err(error);
         }
+        if let Some(form) = self.lock().forms.get_mut(&id) {
+            form.ready = true;
+        }
         tracing::info!(form = id, %session, "form queued");
         self.form_changed(id, session, "queued", "");
-        if let Some(deadline) = record.deadline_ms {
-            self.arm_deadline(id, deadline);
+        if let Some(verdict) = verdict {
+            tracing::info!(form = id, %session, reason = %verdict.reason, by = %verdict.decided_by, "form answered");
+            self.send_response(&record).await;
+            self.form_changed(id, session, "answered", &verdict.reason);
+        } else {
+            if let Some(deadline) = record.deadline_ms {
+                self.arm_deadline(id, deadline);
+            }
+            self.dispatch([session.to_owned()]);
         }
-        // Rules run off the call: a slow rule delays this form only.
-        tokio::spawn(self.clone().decide_by_policy(id));
         Ok(form_path(session, &id.to_string()))
+    }
+
+    /// The origin of `session`, once `caller` is known to own it.
+    fn owned_session_origin(&self, caller: &Caller, session: &str) -> Result<Origin, Error> {
+        match self.lock().sessions.get(session) {
+            Some(s) if s.record.owner == caller.name => Ok(s.record.origin.clone()),
+            Some(_) => Err(Error::AccessDenied(format!(
+                "session {session} belongs to another client"
+            ))),
+            None => Err(Error::NotFound(format!("no session {session}"))),
+        }
+    }
+
+    /// The form of `session` submitted with id `sid`, if any.
+    fn submitted(&self, session: &str, sid: &str) -> Option<u64> {
+        submitted_in(&self.lock(), session, sid)
+    }
+
+    /// Asks the rules; `None` leaves the form to a human. Rules run in
+    /// place, without a hop to another thread and back on every
+    /// submission; tokio hands this worker's other tasks to a fresh one
+    /// meanwhile, since a runaway rule may run up to its budget (2 s).
+    fn run_policy(&self, request: &Elicitation, origin: &Origin, session: &str) -> Option<PolicyVerdict> {
+        let policy = self.policy.as_ref()?;
+        let decide = || policy.decide(request, origin, session);
+        match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+            Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(decide),
+            _ => decide(),
+        }
     }
 
     async fn persist_new(self: &Arc<Self>, record: &FormRecord) -> Result<(), Error> {
@@ -163,54 +214,6 @@ impl Broker {
             .at(path.as_str(), RequestIface::new(self.clone(), record.id))
             .await?;
         Ok(())
-    }
-
-    /// Lets the policy decide a stored form; if it passes, the form becomes
-    /// ready for a human.
-    async fn decide_by_policy(self: Arc<Self>, id: u64) {
-        let verdict = match &self.policy {
-            None => None,
-            Some(policy) => {
-                let input = {
-                    let state = self.lock();
-                    state.forms.get(&id).and_then(|form| {
-                        let origin = state.sessions.get(&form.record.session)?.record.origin.clone();
-                        Some((form.request.clone(), origin, form.record.session.clone()))
-                    })
-                };
-                match input {
-                    Some((request, origin, session)) => {
-                        let policy = policy.clone();
-                        tokio::task::spawn_blocking(move || policy.decide(&request, &origin, &session))
-                            .await
-                            .unwrap_or_else(|error| {
-                                tracing::error!(form = id, %error, "the policy failed; asking the human");
-                                None
-                            })
-                    }
-                    None => None,
-                }
-            }
-        };
-        if let Some(verdict) = verdict {
-            match self
-                .finish(id, verdict.answer, &verdict.reason, &verdict.decided_by, None)
-                .await
-            {
-                Ok(_) => return,
-                Err(error) => tracing::error!(form = id, %error, "could not record a policy verdict"),
-            }
-        }
-        let session = {
-            let mut state = self.lock();
-            state.forms.get_mut(&id).map(|form| {
-                form.ready = true;
-                form.record.session.clone()
-            })
-        };
-        if let Some(session) = session {
-            self.dispatch([session]);
-        }
     }
 
     /// A front-end (or claimer) answers a form it was given; with
@@ -397,7 +400,12 @@ impl Broker {
         let form = {
             let mut state = self.lock();
             match state.forms.get(&id) {
-                Some(form) if form.record.state == FormState::Answered => state.forms.remove(&id),
+                Some(form) if form.record.state == FormState::Answered => {
+                    if let Some(owning) = state.sessions.get_mut(&session) {
+                        owning.forms.remove(&id);
+                    }
+                    state.forms.remove(&id)
+                }
                 Some(_) => return Err(Error::WrongState(format!("form {id} has no outcome yet"))),
                 None => None,
             }
@@ -432,6 +440,7 @@ impl Broker {
                 && let Some(session) = state.sessions.get_mut(&form.record.session)
             {
                 session.queue.retain(|f| *f != id);
+                session.forms.remove(&id);
             }
             form
         };
@@ -521,7 +530,7 @@ impl Broker {
             }
             if !form.ready {
                 return Err(Error::WrongState(format!(
-                    "form {id} is still being checked by the policy"
+                    "form {id} is still being stored"
                 )));
             }
             let origin = session.record.origin.clone();
@@ -551,13 +560,16 @@ impl Broker {
     /// `session` (after a re-attach).
     pub async fn redeliver(&self, caller: &Caller, session: &str) -> Result<(), Error> {
         self.check_owner(caller, session)?;
-        let answered: Vec<FormRecord> = self
-            .lock()
-            .forms
-            .values()
-            .filter(|f| f.record.session == session && f.record.state == FormState::Answered)
-            .map(|f| f.record.clone())
-            .collect();
+        let answered: Vec<FormRecord> = {
+            let state = self.lock();
+            let ids = state.sessions.get(session).map(|s| &s.forms);
+            ids.into_iter()
+                .flatten()
+                .filter_map(|id| state.forms.get(id))
+                .filter(|f| f.record.state == FormState::Answered)
+                .map(|f| f.record.clone())
+                .collect()
+        };
         for record in &answered {
             self.send_response(record).await;
         }
@@ -622,13 +634,22 @@ impl Broker {
 }
 
 /// A form as the in-memory state holds it.
-pub(crate) fn live_form(record: FormRecord, request: Elicitation, request_json: &str) -> Form {
+pub(crate) fn live_form(record: FormRecord, request: Arc<Elicitation>, request_json: &str) -> Form {
     Form {
         record,
-        request: Arc::new(request),
+        request,
         request_json: Arc::from(request_json),
         presenter: None,
         ready: false,
         passed_by: Vec::new(),
     }
+}
+
+/// The form of `session` that was submitted with id `sid`, if any.
+fn submitted_in(state: &State, session: &str, sid: &str) -> Option<u64> {
+    let forms = &state.sessions.get(session)?.forms;
+    forms
+        .iter()
+        .copied()
+        .find(|id| state.forms.get(id).and_then(|f| f.record.submission_id.as_deref()) == Some(sid))
 }

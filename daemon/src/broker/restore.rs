@@ -1,6 +1,6 @@
 //! Start-up: rebuilding the live state from sled after a restart.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
 use elicit_proto::dbus::{form_path, session_path};
@@ -19,8 +19,17 @@ impl Broker {
     pub async fn restore(self: &Arc<Self>) -> Result<(usize, usize), Error> {
         let sessions = self.store.sessions()?;
         let forms = self.store.forms()?;
+        // One ListNames instead of a NameHasOwner per session: a restart
+        // with a thousand sessions must not cost a thousand round trips.
         let dbus = zbus::fdo::DBusProxy::new(&self.conn).await?;
-        let mut owners_gone = Vec::new();
+        let on_bus: HashSet<String> = dbus
+            .list_names()
+            .await
+            .map_err(zbus::Error::from)?
+            .into_iter()
+            .map(|name| name.to_string())
+            .collect();
+        let mut owners_gone = HashSet::new();
         for record in &sessions {
             let server = self.conn.object_server();
             server
@@ -29,18 +38,15 @@ impl Broker {
                     SessionIface::new(self.clone(), record.id.clone()),
                 )
                 .await?;
-            let present = match zbus::names::BusName::try_from(record.owner.as_str()) {
-                Ok(name) => dbus.name_has_owner(name).await.unwrap_or(false),
-                Err(_) => false,
-            };
-            if !present {
-                owners_gone.push(record.owner.clone());
+            if !on_bus.contains(&record.owner) {
+                owners_gone.insert(record.owner.clone());
             }
             self.lock().sessions.insert(
                 record.id.clone(),
                 Session {
                     record: record.clone(),
                     queue: VecDeque::new(),
+                    forms: Default::default(),
                     ending: false,
                 },
             );
@@ -71,7 +77,8 @@ impl Broker {
                 if record.state == FormState::Queued {
                     session.queue.push_back(record.id);
                 }
-                let mut form = live_form(record.clone(), request, &request_json);
+                session.forms.insert(record.id);
+                let mut form = live_form(record.clone(), Arc::new(request), &request_json);
                 form.ready = true;
                 state.forms.insert(record.id, form);
             }

@@ -55,6 +55,7 @@ impl Broker {
             Session {
                 record,
                 queue: VecDeque::new(),
+                forms: Default::default(),
                 ending: false,
             },
         );
@@ -105,11 +106,10 @@ impl Broker {
                 ending.ending = true;
             }
             state
-                .forms
-                .values()
-                .filter(|f| f.record.session == session)
-                .map(|f| f.record.id)
-                .collect()
+                .sessions
+                .get(session)
+                .map(|s| s.forms.iter().copied().collect())
+                .unwrap_or_default()
         };
         for form in forms {
             self.drop_form(form, reason).await?;

@@ -4,7 +4,7 @@
 //! the daemon runs (who presents what, which front-ends are alive) and
 //! indexes the rest for the hot path.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use elicit_proto::{Elicitation, Mode};
@@ -32,6 +32,9 @@ pub struct Session {
     /// Unanswered forms in submission order; the head is the only one that
     /// may be presented.
     pub queue: VecDeque<u64>,
+    /// Every live form of the session, answered ones included: the
+    /// per-session limit and lookups need no scan of all forms.
+    pub forms: BTreeSet<u64>,
     /// Being ended: none of its forms may be presented any more.
     pub ending: bool,
 }

@@ -1,0 +1,173 @@
+//! A measured figure, its floor, and the table and JSON they print as.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// Latencies (or any durations) of one figure.
+pub struct Figure {
+    /// What was measured.
+    pub name: String,
+    /// One duration per sample.
+    pub samples: Vec<Duration>,
+}
+
+impl Figure {
+    /// A figure from samples measured elsewhere.
+    pub fn new(name: impl Into<String>, samples: Vec<Duration>) -> Figure {
+        Figure {
+            name: name.into(),
+            samples,
+        }
+    }
+
+    /// The `p` quantile (0.0–1.0), nearest rank.
+    pub fn percentile(&self, p: f64) -> Duration {
+        let mut sorted = self.samples.clone();
+        sorted.sort();
+        let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+        sorted.get(index).copied().unwrap_or_default()
+    }
+
+    /// The median.
+    pub fn p50(&self) -> Duration {
+        self.percentile(0.5)
+    }
+}
+
+/// Times `run` `n` times after a few untimed warm-up rounds.
+pub async fn time(name: impl Into<String>, n: usize, mut run: impl AsyncFnMut()) -> Figure {
+    for _ in 0..(n / 10).max(3) {
+        run().await;
+    }
+    let mut samples = Vec::with_capacity(n);
+    for _ in 0..n {
+        let started = Instant::now();
+        run().await;
+        samples.push(started.elapsed());
+    }
+    Figure::new(name, samples)
+}
+
+/// Milliseconds, as the table prints them.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// How a figure compares with its floor.
+pub enum Compare {
+    /// The figure is itself a floor.
+    Floor,
+    /// Lower is better: ratio = p50 / floor.
+    Latency {
+        /// The floor's name.
+        floor: String,
+        /// The floor's value.
+        value: Duration,
+        /// The goal, as a ratio, if the issue sets one.
+        goal: Option<f64>,
+    },
+}
+
+/// One row of the report: a figure, or a plain value with a unit.
+pub enum Row {
+    /// A timed figure and its floor.
+    Timed(Figure, Compare),
+    /// A single measured value (MB/s, MB, wake-ups/s …) against its floor
+    /// value in the same unit; ratio = value / floor.
+    Value {
+        /// What was measured.
+        name: String,
+        /// Its unit.
+        unit: &'static str,
+        /// The measurement.
+        value: f64,
+        /// The floor's name and value, if any.
+        floor: Option<(String, f64)>,
+        /// The goal, in words.
+        goal: String,
+    },
+}
+
+impl Row {
+    /// A figure compared with a floor latency; `goal` is the highest
+    /// acceptable ratio of p50 to it.
+    pub fn latency(figure: Figure, floor: &str, value: Duration, goal: Option<f64>) -> Row {
+        Row::Timed(
+            figure,
+            Compare::Latency {
+                floor: floor.to_owned(),
+                value,
+                goal,
+            },
+        )
+    }
+}
+
+/// Prints the table and returns the JSON report.
+pub fn report(rows: &[Row]) -> Value {
+    println!(
+        "{:<44} {:>10} {:>10}   {:<26} {:>10} {:>7}  goal",
+        "figure", "p50", "p99", "floor", "floor", "ratio"
+    );
+    let mut out = Vec::new();
+    for row in rows {
+        match row {
+            Row::Timed(figure, compare) => {
+                let (p50, p99) = (figure.p50(), figure.percentile(0.99));
+                let (floor_name, floor_ms, ratio, goal) = match compare {
+                    Compare::Floor => ("(floor)".to_owned(), ms(p50), 1.0, None),
+                    Compare::Latency { floor, value, goal } => (
+                        floor.clone(),
+                        ms(*value),
+                        ms(p50) / ms(*value).max(f64::EPSILON),
+                        *goal,
+                    ),
+                };
+                let verdict = goal.map(|g| verdict(ratio <= g, &format!("≤ {g}×")));
+                println!(
+                    "{:<44} {:>7.3} ms {:>7.3} ms   {:<26} {:>7.3} ms {:>7.2}  {}",
+                    figure.name,
+                    ms(p50),
+                    ms(p99),
+                    floor_name,
+                    floor_ms,
+                    ratio,
+                    verdict.clone().unwrap_or_default()
+                );
+                out.push(json!({
+                    "figure": figure.name, "samples": figure.samples.len(),
+                    "p50_ms": ms(p50), "p99_ms": ms(p99),
+                    "floor": floor_name, "floor_ms": floor_ms, "ratio_p50": ratio,
+                    "goal_ratio": goal, "goal_met": goal.map(|g| ratio <= g),
+                }));
+            }
+            Row::Value {
+                name,
+                unit,
+                value,
+                floor,
+                goal,
+            } => {
+                let (floor_name, floor_value, ratio) = match floor {
+                    Some((n, v)) => (n.clone(), *v, value / v.max(f64::EPSILON)),
+                    None => ("(none)".to_owned(), 0.0, 0.0),
+                };
+                println!(
+                    "{:<44} {:>7.2} {:<2} {:>10}   {:<26} {:>10.2} {:>7.2}  {}",
+                    name, value, unit, "", floor_name, floor_value, ratio, goal
+                );
+                out.push(json!({
+                    "figure": name, "unit": unit, "value": value,
+                    "floor": floor_name, "floor_value": floor_value, "ratio": ratio, "goal": goal,
+                }));
+            }
+        }
+    }
+    Value::Array(out)
+}
+
+/// "ok" or "MISSED" beside a goal.
+pub fn verdict(met: bool, goal: &str) -> String {
+    format!("{} {goal}", if met { "ok" } else { "MISSED" })
+}

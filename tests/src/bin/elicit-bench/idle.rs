@@ -1,0 +1,102 @@
+//! Idle: the memory and wake-ups of a daemon with nothing to do, and how
+//! long a restart takes with 10 000 forms stored.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use elicit_tests::{Daemon, PrivateBus};
+use futures_util::future::join_all;
+use tokio::sync::Semaphore;
+
+use crate::broker::{CONFIRM, session};
+use crate::figure::{Compare, Figure, Row, verdict};
+use crate::procfs;
+
+/// How long wake-ups are counted.
+const WINDOW: Duration = Duration::from_secs(10);
+/// Restarts timed per figure.
+const RESTARTS: usize = 5;
+
+/// Runs the idle section.
+pub async fn rows(bus: &PrivateBus) -> Vec<Row> {
+    let mut daemon = Daemon::start_with_env(
+        bus,
+        "[broker]\nsessions-per-connection = 1000\nforms-per-session = 16\ndefault-timeout-secs = 0\n",
+        &[("ELICITD_LOG", Some("info"))],
+    )
+    .await;
+    let pid = daemon.pid().expect("daemon pid");
+    // Let start-up work (the rules watcher, the first flush) finish: this
+    // measures the steady state, so waiting here is the point.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (daemon_before, bus_before) = (procfs::context_switches(pid), procfs::context_switches(bus.pid()));
+    tokio::time::sleep(WINDOW).await;
+    let daemon_wakeups =
+        (procfs::context_switches(pid) - daemon_before) as f64 / WINDOW.as_secs_f64();
+    let bus_wakeups =
+        (procfs::context_switches(bus.pid()) - bus_before) as f64 / WINDOW.as_secs_f64();
+    let idle_rss = procfs::rss_mib(pid);
+    let bus_rss = procfs::rss_mib(bus.pid());
+
+    let empty = restarts("restart, empty store", &mut daemon).await;
+
+    // 1 000 sessions × 10 forms, their clients still connected.
+    let mut connections = Vec::new();
+    for _ in 0..16 {
+        connections.push(bus.connect().await);
+    }
+    let gate = Arc::new(Semaphore::new(64));
+    let mut sessions = Vec::new();
+    for i in 0..1000 {
+        sessions.push(session(&connections[i % connections.len()], &format!("idle-{i}")).await);
+    }
+    join_all((0..10).flat_map(|_| sessions.iter()).map(|s| {
+        let gate = gate.clone();
+        async move {
+            let _permit = gate.acquire().await.expect("semaphore");
+            s.submit(CONFIRM, None, None).await.expect("submit")
+        }
+    }))
+    .await;
+    let full = restarts("restart, 10 000 forms stored", &mut daemon).await;
+    let full_p50 = full.p50();
+    let empty_p50 = empty.p50();
+
+    vec![
+        Row::Value {
+            name: "idle daemon RSS".into(),
+            unit: "MB",
+            value: idle_rss,
+            floor: Some(("dbus-daemon RSS".into(), bus_rss)),
+            goal: verdict(idle_rss <= 12.0, "≤ 12 MB"),
+        },
+        Row::Value {
+            name: "idle daemon wake-ups over 10 s".into(),
+            unit: "/s",
+            value: daemon_wakeups,
+            floor: Some(("idle dbus-daemon wake-ups".into(), bus_wakeups)),
+            goal: verdict(daemon_wakeups == 0.0, "0 /s"),
+        },
+        Row::Timed(empty, Compare::Floor),
+        Row::latency(full, "restart, empty store", empty_p50, None),
+        Row::Value {
+            name: "restart with 10 000 forms, p50".into(),
+            unit: "ms",
+            value: full_p50.as_secs_f64() * 1000.0,
+            floor: Some(("restart, empty store".into(), empty_p50.as_secs_f64() * 1000.0)),
+            goal: verdict(full_p50 <= Duration::from_secs(1), "≤ 1 s"),
+        },
+    ]
+}
+
+/// Times `RESTARTS` restarts: from the kill to the new process owning the
+/// bus name (restoring happens before it takes the name).
+async fn restarts(name: &str, daemon: &mut Daemon) -> Figure {
+    let mut samples = Vec::new();
+    for _ in 0..RESTARTS {
+        let started = Instant::now();
+        daemon.restart().await;
+        samples.push(started.elapsed());
+    }
+    Figure::new(name, samples)
+}
