@@ -27,10 +27,10 @@ for target in "${targets[@]}"; do
   scratch=$(mktemp -d)
   cp -r "tests/fuzz/corpus/$target/." "$scratch/"
   echo "fuzzing $target for ${seconds}s"
-  # -timeout: an input that takes a second is a finding (it would stall
+  # -timeout: an input that takes seconds is a finding (it would stall
   # the proxy or the broker); -rss_limit_mb: so is one that needs 2 GB.
   if ! cargo fuzz run --fuzz-dir tests/fuzz "$target" "$scratch" -- \
-    -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 \
+    -max_total_time="$seconds" -timeout=3 -rss_limit_mb=2048 -print_final_stats=1 \
     >"$scratch.log" 2>&1; then
     tail -n 60 "$scratch.log"
     echo "fuzz target $target found a problem (above; input in tests/fuzz/artifacts/$target/)" >&2
