@@ -18,6 +18,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::mpsc;
 use zbus::zvariant::{ObjectPath, Str};
 
+use crate::broker::Floors;
 use crate::figure::{Compare, Figure, Row, time, verdict};
 
 /// Calls per batch when two setups take turns.
@@ -185,16 +186,28 @@ async fn round_trip(bus: &PrivateBus, server: &[String], iterations: usize) -> V
     eprintln!("elicit-bench: proxy: tools/call round trips");
     let mut direct = Host::spawn(server);
     let mut through = Host::spawn(&proxied(bus, server));
+    // What any relay process costs: `cat` in both directions, the bytes
+    // untouched.
+    let quoted: Vec<String> = server.iter().map(|a| format!("{a:?}")).collect();
+    let cats = [
+        "sh".into(),
+        "-c".into(),
+        format!("cat | {} | cat", quoted.join(" ")),
+    ];
+    let mut relayed = Host::spawn(&cats);
     direct.initialize().await;
     through.initialize().await;
+    relayed.initialize().await;
     let params = json!({"name": "echo", "arguments": {"message": "hello"}});
     let mut direct_samples = Vec::new();
     let mut proxy_samples = Vec::new();
+    let mut cat_samples = Vec::new();
     let batches = iterations.div_ceil(BATCH).max(2);
     for _ in 0..batches {
         for (host, samples) in [
             (&mut direct, &mut direct_samples),
             (&mut through, &mut proxy_samples),
+            (&mut relayed, &mut cat_samples),
         ] {
             let batch = time("", BATCH, async || {
                 let response = host.call("tools/call", params.clone()).await;
@@ -206,10 +219,12 @@ async fn round_trip(bus: &PrivateBus, server: &[String], iterations: usize) -> V
     }
     let direct = Figure::new("tools/call echo, direct (node server)", direct_samples);
     let through = Figure::new("tools/call echo, through elicit proxy", proxy_samples);
+    let cats = Figure::new("tools/call echo, through cat both ways", cat_samples);
     let floor = direct.p50();
     vec![
         Row::Timed(direct, Compare::Floor),
         Row::latency(through, "direct", floor, Some(1.05)),
+        Row::latency(cats, "direct", floor, None),
     ]
 }
 
@@ -280,6 +295,7 @@ async fn bulk_round(host: &mut Host) -> Duration {
 /// front-end; the Python host times each call itself.
 async fn callback(bus: &PrivateBus, iterations: usize) -> Vec<Row> {
     eprintln!("elicit-bench: proxy: Python host callback against the broker");
+    let floors = Floors::measure(&bus.connect().await, iterations).await;
     let answering = answer_book(bus).await;
     let server = python("elicit_server.py");
     let through = proxied(bus, &server);
@@ -304,7 +320,12 @@ async fn callback(bus: &PrivateBus, iterations: usize) -> Vec<Row> {
         floor: None,
         goal: verdict(added <= Duration::from_millis(1), "≤ 1 ms"),
     };
+    // The brokered answer crosses the bus several times and is stored
+    // twice (the form, then the answer): these floors, from the same run,
+    // put the added time in proportion.
     vec![
+        Row::Timed(floors.round_trip, Compare::Floor),
+        Row::Timed(floors.flush, Compare::Floor),
         Row::Timed(in_process, Compare::Floor),
         Row::latency(brokered, "host callback", floor, None),
         added_row,
