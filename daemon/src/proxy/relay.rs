@@ -17,6 +17,15 @@ use super::outbox::{Out, Outbox};
 use super::state::{Ctx, State};
 use super::{Options, ProxyError};
 
+/// Bytes read from a peer at once: a pipe holds 64 KiB, so a large result
+/// is taken in whole pipe-fulls rather than 8 KiB system calls.
+const READ_BUFFER: usize = 64 * 1024;
+
+/// Lines already queued are written together up to this many bytes, with
+/// one flush: a server that streams results costs one write (for stdout,
+/// one trip through tokio's blocking pool) per batch, not per line.
+const WRITE_BATCH: usize = 1024 * 1024;
+
 /// How long shutdown waits for the host writer and the broker session.
 const SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -67,8 +76,8 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
         })
     };
     let cap = ctx.options.max_line_bytes;
-    let mut from_host = LineReader::new(BufReader::new(tokio::io::stdin()), cap);
-    let mut from_server = LineReader::new(BufReader::new(server_out), cap);
+    let mut from_host = LineReader::new(BufReader::with_capacity(READ_BUFFER, tokio::io::stdin()), cap);
+    let mut from_server = LineReader::new(BufReader::with_capacity(READ_BUFFER, server_out), cap);
     let mut host_open = true;
     let grace = tokio::time::sleep(std::time::Duration::MAX);
     tokio::pin!(grace);
@@ -165,15 +174,32 @@ fn exit_code(status: std::process::ExitStatus) -> i32 {
     }
 }
 
-/// Writes each line with its newline, flushing after each so that the
-/// peer sees it at once.
+/// Writes each line with its newline and flushes as soon as nothing more
+/// is queued, so that the peer sees every line at once; lines that queued
+/// up meanwhile go out in one write (see [`WRITE_BATCH`]).
 async fn write_lines(mut sink: impl AsyncWrite + Unpin, mut lines: mpsc::UnboundedReceiver<Out>) {
-    while let Some(out) = lines.recv().await {
-        let Out::Line(mut line) = out else {
+    let mut open = true;
+    while open {
+        let Some(Out::Line(mut out)) = lines.recv().await else {
             break;
         };
-        line.push(b'\n');
-        if sink.write_all(&line).await.is_err() || sink.flush().await.is_err() {
+        // A lone line goes out as it is, without a copy; the next ones
+        // queued are appended to it.
+        out.push(b'\n');
+        while out.len() < WRITE_BATCH {
+            match lines.try_recv() {
+                Ok(Out::Line(next)) => {
+                    out.extend_from_slice(&next);
+                    out.push(b'\n');
+                }
+                Ok(Out::Close) => {
+                    open = false;
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
+        if sink.write_all(&out).await.is_err() || sink.flush().await.is_err() {
             break;
         }
     }

@@ -41,7 +41,7 @@ async def main(count, callback, command):
         args=command[1:],
         # The server (or the proxy and its server) needs the same packages
         # and the bus address; the default environment drops both.
-        env={k: v for k, v in os.environ.items() if k in ("PYTHONPATH", "DBUS_SESSION_BUS_ADDRESS")},
+        env={k: v for k, v in os.environ.items() if k in ("PYTHONPATH", "DBUS_SESSION_BUS_ADDRESS", "ELICITD_LOG")},
     )
     async with stdio_client(server) as (read, write):
         async with ClientSession(
