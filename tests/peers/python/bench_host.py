@@ -40,7 +40,8 @@ async def main(count, callback, command):
         command=command[0],
         args=command[1:],
         # The server (or the proxy and its server) needs the same packages
-        # and the bus address; the default environment drops both.
+        # and the bus address, and ELICITD_LOG traces the proxy; the
+        # default environment drops all three.
         env={k: v for k, v in os.environ.items() if k in ("PYTHONPATH", "DBUS_SESSION_BUS_ADDRESS", "ELICITD_LOG")},
     )
     async with stdio_client(server) as (read, write):
