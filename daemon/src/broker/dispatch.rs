@@ -163,6 +163,10 @@ impl Broker {
     }
 
     async fn show(self: Arc<Self>, job: ShowJob) {
+        // The front-end's time starts once the call can go out.
+        let Ok(_permit) = self.calls_out.acquire().await else {
+            return;
+        };
         let timeout = Duration::from_millis(self.config.broker.show_timeout_ms);
         let call = async {
             let path = job.presenter.frontend_path.clone().unwrap_or_default();
@@ -195,7 +199,11 @@ impl Broker {
         let conn = self.conn.clone();
         let bus_name = presenter.bus_name.clone();
         let reason = reason.to_owned();
+        let calls_out = self.calls_out.clone();
         tokio::spawn(async move {
+            let Ok(_permit) = calls_out.acquire_owned().await else {
+                return;
+            };
             let call = async {
                 frontend_proxy(&conn, &bus_name, path)
                     .await?

@@ -48,7 +48,15 @@ pub struct Broker {
     launcher: Launcher,
     policy: Option<Arc<Rules>>,
     events: tokio::sync::mpsc::UnboundedSender<dispatch::FormEvent>,
+    /// Calls out to front-ends in flight at once. The bus refuses a
+    /// connection more pending replies than its limit (128 by default), and
+    /// a refused `Show` would count its front-end as gone: a thousand
+    /// sessions presented at once must queue here instead.
+    calls_out: Arc<tokio::sync::Semaphore>,
 }
+
+/// How many `Show`/`Withdraw` calls may wait for replies at once.
+const CALLS_OUT: usize = 64;
 
 impl std::fmt::Debug for Broker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -89,6 +97,7 @@ impl Broker {
             callers: Mutex::new(HashMap::new()),
             launcher,
             policy,
+            calls_out: Arc::new(tokio::sync::Semaphore::new(CALLS_OUT)),
         }))
     }
 

@@ -150,7 +150,10 @@ pub fn report(rows: &[Row]) -> Value {
                 goal,
             } => {
                 let (floor_name, floor_value, ratio) = match floor {
-                    Some((n, v)) => (n.clone(), *v, value / v.max(f64::EPSILON)),
+                    // A floor of 0 (an idle bus daemon that never woke)
+                    // gives no ratio.
+                    Some((n, v)) if *v > 0.0 => (n.clone(), *v, value / v),
+                    Some((n, v)) => (n.clone(), *v, f64::NAN),
                     None => ("(none)".to_owned(), 0.0, 0.0),
                 };
                 println!(
