@@ -166,9 +166,6 @@ impl Store {
             .path(dir)
             .mode(sled::Mode::LowSpace)
             .flush_every_ms(None)
-            // sled caches up to 1 GiB of pages by default; a queue of
-            // small records needs a fraction, and the daemon runs all day.
-            .cache_capacity(8 * 1024 * 1024)
             .open()?;
         let history = db.open_tree("history")?;
         Ok(Store {
