@@ -16,14 +16,24 @@ impl Xvfb {
     /// is the readiness signal.
     pub fn start() -> Xvfb {
         let mut child = Command::new("Xvfb")
-            .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1280x800x24",
+                "-nolisten",
+                "tcp",
+            ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .expect("Xvfb starts (install the xvfb package)");
         let stdout = child.stdout.take().expect("stdout");
         let mut number = String::new();
-        BufReader::new(stdout).read_line(&mut number).expect("display number");
+        BufReader::new(stdout)
+            .read_line(&mut number)
+            .expect("display number");
         let number = number.trim();
         assert!(!number.is_empty(), "Xvfb exited before it chose a display");
         Xvfb {

@@ -67,7 +67,10 @@ async fn one_form_at_a_time_per_session_in_submission_order() {
         assert_eq!(outcome.content, Some(json!({"name": format!("Question {i}")})));
     }
     // Acknowledgements go out without awaiting their reply.
-    eventually("every outcome acknowledged", || async { forms(&conn).await.is_empty() }).await;
+    eventually("every outcome acknowledged", || async {
+        forms(&conn).await.is_empty()
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -344,7 +347,10 @@ async fn kill_9_loses_nothing_and_duplicates_nothing() {
     // Nothing twice: history holds each form once, delivered.
     let observer = bus.connect().await;
     // Acknowledgements go out without awaiting their reply.
-    eventually("every outcome acknowledged", || async { forms(&observer).await.is_empty() }).await;
+    eventually("every outcome acknowledged", || async {
+        forms(&observer).await.is_empty()
+    })
+    .await;
     let broker = Broker1Proxy::new(&observer).await.expect("proxy");
     let history: Vec<Value> =
         serde_json::from_str(&broker.history(100).await.expect("history")).expect("JSON");

@@ -93,8 +93,13 @@ async fn a_slow_rule_stalls_no_other_session() {
     )
     .await;
     let mut frontend = TestFrontend::register(&bus, "script", 0).await;
-    let mut slow = client(&bus, "slow").await;
-    let slow_form = slow.submit(CONFIRM, None, None).await.expect("submit");
+    let slow = client(&bus, "slow").await;
+    // Rules run inside the submission: the slow session's call waits for
+    // its rule, and the fast session's must not wait with it.
+    let slow_submission = tokio::spawn(async move {
+        let form = slow.submit(CONFIRM, None, None).await.expect("submit");
+        (slow, form)
+    });
     let mut fast = client(&bus, "fast").await;
     let fast_form = fast.submit(CONFIRM, None, None).await.expect("submit");
     // The fast session's form is shown and answered while the slow rule
@@ -116,6 +121,9 @@ async fn a_slow_rule_stalls_no_other_session() {
         .answer(&second, "decline", Value::Null)
         .await
         .expect("answer");
+    let (mut slow, slow_form) = within("the slow submission", slow_submission)
+        .await
+        .expect("the submitting task");
     assert_eq!(slow.wait(&slow_form).await.expect("outcome").action, "decline");
 }
 

@@ -529,9 +529,7 @@ impl Broker {
                 )));
             }
             if !form.ready {
-                return Err(Error::WrongState(format!(
-                    "form {id} is still being stored"
-                )));
+                return Err(Error::WrongState(format!("form {id} is still being stored")));
             }
             let origin = session.record.origin.clone();
             let token = secret();
@@ -648,8 +646,11 @@ pub(crate) fn live_form(record: FormRecord, request: Arc<Elicitation>, request_j
 /// The form of `session` that was submitted with id `sid`, if any.
 fn submitted_in(state: &State, session: &str, sid: &str) -> Option<u64> {
     let forms = &state.sessions.get(session)?.forms;
-    forms
-        .iter()
-        .copied()
-        .find(|id| state.forms.get(id).and_then(|f| f.record.submission_id.as_deref()) == Some(sid))
+    forms.iter().copied().find(|id| {
+        state
+            .forms
+            .get(id)
+            .and_then(|f| f.record.submission_id.as_deref())
+            == Some(sid)
+    })
 }

@@ -28,9 +28,13 @@ impl Floors {
         let ping = zbus::Proxy::new(conn, BUS_NAME, "/dev/elicitd/Broker", "org.freedesktop.DBus.Peer")
             .await
             .expect("proxy");
-        let round_trip = time("floor: D-Bus round trip (Peer.Ping)", iterations * 2, async || {
-            let _: () = ping.call("Ping", &()).await.expect("ping");
-        })
+        let round_trip = time(
+            "floor: D-Bus round trip (Peer.Ping)",
+            iterations * 2,
+            async || {
+                let _: () = ping.call("Ping", &()).await.expect("ping");
+            },
+        )
         .await;
         let dir = tempfile::tempdir().expect("temp dir");
         let db = sled::open(dir.path()).expect("sled");
@@ -131,9 +135,14 @@ pub async fn rows(bus: &PrivateBus, iterations: usize) -> Vec<Row> {
     for _ in 0..64 {
         let conn = bus.connect().await;
         pings.push(
-            zbus::Proxy::new(&conn, BUS_NAME, "/dev/elicitd/Broker", "org.freedesktop.DBus.Peer")
-                .await
-                .expect("proxy"),
+            zbus::Proxy::new(
+                &conn,
+                BUS_NAME,
+                "/dev/elicitd/Broker",
+                "org.freedesktop.DBus.Peer",
+            )
+            .await
+            .expect("proxy"),
         );
     }
     let mut crowded = Vec::new();
@@ -152,7 +161,10 @@ pub async fn rows(bus: &PrivateBus, iterations: usize) -> Vec<Row> {
     // `elicit ask` as a script runs it, against starting `elicit` at all.
     let elicit = binary("elicit");
     let spawn = time("floor: process start (elicit --version)", 40, async || {
-        let out = tokio::process::Command::new(&elicit).arg("--version").output().await;
+        let out = tokio::process::Command::new(&elicit)
+            .arg("--version")
+            .output()
+            .await;
         assert!(out.expect("elicit runs").status.success());
     })
     .await;

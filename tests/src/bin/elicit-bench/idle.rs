@@ -40,10 +40,8 @@ pub async fn rows(bus: &PrivateBus) -> Vec<Row> {
     tokio::time::sleep(Duration::from_secs(2)).await;
     let (daemon_before, bus_before) = (procfs::context_switches(pid), procfs::context_switches(bus.pid()));
     tokio::time::sleep(WINDOW).await;
-    let daemon_wakeups =
-        (procfs::context_switches(pid) - daemon_before) as f64 / WINDOW.as_secs_f64();
-    let bus_wakeups =
-        (procfs::context_switches(bus.pid()) - bus_before) as f64 / WINDOW.as_secs_f64();
+    let daemon_wakeups = (procfs::context_switches(pid) - daemon_before) as f64 / WINDOW.as_secs_f64();
+    let bus_wakeups = (procfs::context_switches(bus.pid()) - bus_before) as f64 / WINDOW.as_secs_f64();
     let idle_rss = procfs::rss_mib(pid);
     let bus_rss = procfs::rss_mib(bus.pid());
 

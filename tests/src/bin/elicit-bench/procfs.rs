@@ -5,7 +5,14 @@ fn status_mib(pid: u32, field: &str) -> f64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     status
         .lines()
-        .find_map(|line| line.strip_prefix(field)?.trim().strip_suffix("kB")?.trim().parse::<f64>().ok())
+        .find_map(|line| {
+            line.strip_prefix(field)?
+                .trim()
+                .strip_suffix("kB")?
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
         .map(|kib| kib / 1024.0)
         .unwrap_or(0.0)
 }
@@ -32,7 +39,9 @@ pub fn context_switches(pid: u32) -> u64 {
             let status = std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
             status
                 .lines()
-                .filter(|l| l.starts_with("voluntary_ctxt_switches:") || l.starts_with("nonvoluntary_ctxt_switches:"))
+                .filter(|l| {
+                    l.starts_with("voluntary_ctxt_switches:") || l.starts_with("nonvoluntary_ctxt_switches:")
+                })
                 .filter_map(|l| l.split(':').nth(1)?.trim().parse::<u64>().ok())
                 .sum::<u64>()
         })

@@ -32,9 +32,14 @@ pub async fn rows(bus: &PrivateBus) -> Vec<Row> {
 
     // The floor: the same number of no-op calls, as many in flight at once.
     let conn = bus.connect().await;
-    let ping = zbus::Proxy::new(&conn, BUS_NAME, "/dev/elicitd/Broker", "org.freedesktop.DBus.Peer")
-        .await
-        .expect("proxy");
+    let ping = zbus::Proxy::new(
+        &conn,
+        BUS_NAME,
+        "/dev/elicitd/Broker",
+        "org.freedesktop.DBus.Peer",
+    )
+    .await
+    .expect("proxy");
     let gate = Arc::new(Semaphore::new(IN_FLIGHT));
     let started = Instant::now();
     join_all((0..SESSIONS * FORMS).map(|_| {
@@ -56,7 +61,10 @@ pub async fn rows(bus: &PrivateBus) -> Vec<Row> {
     for i in 0..SESSIONS {
         sessions.push(session(&connections[i % connections.len()], &format!("scale-{i}")).await);
     }
-    let sessions: Vec<_> = sessions.into_iter().map(|s| Arc::new(tokio::sync::Mutex::new(s))).collect();
+    let sessions: Vec<_> = sessions
+        .into_iter()
+        .map(|s| Arc::new(tokio::sync::Mutex::new(s)))
+        .collect();
     let started = Instant::now();
     let submitted = join_all((0..FORMS).flat_map(|_| sessions.iter()).map(|s| {
         let (s, gate) = (s.clone(), gate.clone());
@@ -75,12 +83,14 @@ pub async fn rows(bus: &PrivateBus) -> Vec<Row> {
     for (i, form) in submitted.into_iter().enumerate() {
         forms_of[i % SESSIONS].push(form);
     }
-    let clients = tokio::spawn(join_all(sessions.iter().cloned().zip(forms_of).map(|(s, forms)| async move {
-        let mut s = s.lock().await;
-        for form in forms {
-            s.wait(&form).await.expect("outcome");
-        }
-    })));
+    let clients = tokio::spawn(join_all(sessions.iter().cloned().zip(forms_of).map(
+        |(s, forms)| async move {
+            let mut s = s.lock().await;
+            for form in forms {
+                s.wait(&form).await.expect("outcome");
+            }
+        },
+    )));
 
     // A front-end arrives; it answers one form at a time and times how
     // long the broker takes to present that session's next form.
@@ -115,7 +125,10 @@ pub async fn rows(bus: &PrivateBus) -> Vec<Row> {
     );
     let at_end = Figure::new(
         "present next form, ~1 000 queued",
-        next_form[next_form.len() - sample..].iter().map(|(_, d)| *d).collect(),
+        next_form[next_form.len() - sample..]
+            .iter()
+            .map(|(_, d)| *d)
+            .collect(),
     );
     let start_p50 = at_start.p50();
     drop(daemon);
