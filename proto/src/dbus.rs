@@ -279,3 +279,21 @@ pub trait Frontend1 {
     /// client-gone, timeout, claimed, closed).
     fn withdraw(&self, form: &str, reason: &str) -> zbus::Result<()>;
 }
+
+/// Refuses a call to a front-end's `Frontend1` object unless it comes from
+/// the current owner of [`BUS_NAME`]: any client on the bus could call that
+/// object, and a forged form is a phishing tool.
+pub async fn check_from_broker(
+    conn: &zbus::Connection,
+    header: &zbus::message::Header<'_>,
+) -> zbus::fdo::Result<()> {
+    let dbus = zbus::fdo::DBusProxy::new(conn).await?;
+    let name = zbus::names::BusName::try_from(BUS_NAME).map_err(zbus::Error::from)?;
+    let owner = dbus.get_name_owner(name).await?;
+    match header.sender() {
+        Some(sender) if sender.as_str() == owner.as_str() => Ok(()),
+        _ => Err(zbus::fdo::Error::AccessDenied(
+            "only elicitd may call this".into(),
+        )),
+    }
+}

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use async_channel::{Receiver, Sender};
-use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, FormChangedStream, Origin, dict_str};
+use elicit_proto::dbus::{
+    BUS_NAME, Broker1Proxy, Dict, FormChangedStream, Origin, check_from_broker, dict_str,
+};
 use elicit_proto::{Answer, ElicitationAction, Error};
 use futures_util::{FutureExt, StreamExt};
 use zbus::message::Header;
@@ -118,20 +120,6 @@ struct Frontend {
     conn: Connection,
 }
 
-impl Frontend {
-    /// Only the broker may show or withdraw forms: any client on the bus
-    /// could call this object, and a fake form is a phishing tool.
-    async fn check_caller(&self, header: &Header<'_>) -> fdo::Result<()> {
-        let dbus = fdo::DBusProxy::new(&self.conn).await?;
-        let name = zbus::names::BusName::try_from(BUS_NAME).map_err(zbus::Error::from)?;
-        let owner = dbus.get_name_owner(name).await?;
-        match header.sender() {
-            Some(sender) if sender.as_str() == owner.as_str() => Ok(()),
-            _ => Err(fdo::Error::AccessDenied("only elicitd may call this".into())),
-        }
-    }
-}
-
 #[interface(name = "dev.elicitd.Frontend1")]
 impl Frontend {
     async fn show(
@@ -142,7 +130,8 @@ impl Frontend {
         request_json: String,
         info: Dict,
     ) -> fdo::Result<()> {
-        self.check_caller(&header).await?;
+        // Only the broker may show or withdraw forms.
+        check_from_broker(&self.conn, &header).await?;
         let request = ShowRequest {
             form,
             token,
@@ -162,7 +151,8 @@ impl Frontend {
         form: String,
         reason: String,
     ) -> fdo::Result<()> {
-        self.check_caller(&header).await?;
+        // Only the broker may show or withdraw forms.
+        check_from_broker(&self.conn, &header).await?;
         // A closed channel means the window is gone; nothing to withdraw.
         let _ = self.events.send(BusEvent::Withdraw { form, reason }).await;
         Ok(())

@@ -2,7 +2,7 @@
 //! answering and passing forms on.
 
 use elicit_proto::Error;
-use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin};
+use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, check_from_broker};
 use futures_util::StreamExt;
 use tokio::sync::mpsc::UnboundedSender;
 use zbus::message::Header;
@@ -45,20 +45,6 @@ struct Frontend {
     conn: Connection,
 }
 
-impl Frontend {
-    /// Only the broker may show or withdraw forms: any client on the bus
-    /// could call this object, and a fake form is a phishing tool.
-    async fn check_caller(&self, header: &Header<'_>) -> fdo::Result<()> {
-        let dbus = fdo::DBusProxy::new(&self.conn).await?;
-        let name = zbus::names::BusName::try_from(BUS_NAME).map_err(zbus::Error::from)?;
-        let owner = dbus.get_name_owner(name).await?;
-        match header.sender() {
-            Some(sender) if sender.as_str() == owner.as_str() => Ok(()),
-            _ => Err(fdo::Error::AccessDenied("only elicitd may call this".into())),
-        }
-    }
-}
-
 #[interface(name = "dev.elicitd.Frontend1")]
 impl Frontend {
     async fn show(
@@ -69,7 +55,8 @@ impl Frontend {
         request_json: String,
         info: Dict,
     ) -> fdo::Result<()> {
-        self.check_caller(&header).await?;
+        // Only the broker may show or withdraw forms.
+        check_from_broker(&self.conn, &header).await?;
         let request = ShowRequest {
             form,
             token,
@@ -87,7 +74,8 @@ impl Frontend {
         form: String,
         reason: String,
     ) -> fdo::Result<()> {
-        self.check_caller(&header).await?;
+        // Only the broker may show or withdraw forms.
+        check_from_broker(&self.conn, &header).await?;
         let _ = reason;
         // A closed channel means the front-end is going; nothing is left
         // to close.

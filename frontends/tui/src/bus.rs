@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use elicit_proto::Error;
 use elicit_proto::dbus::FormChangedStream;
-use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, dict_str, dict_u64};
+use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, check_from_broker, dict_str, dict_u64};
 use futures_util::{FutureExt, StreamExt};
 use tokio::sync::mpsc::UnboundedSender;
 use zbus::message::Header;
@@ -70,20 +70,6 @@ struct Frontend {
     conn: Connection,
 }
 
-impl Frontend {
-    /// Only the broker may show or withdraw forms: any client on the bus
-    /// could call this object, and a fake form is a phishing tool.
-    async fn check_caller(&self, header: &Header<'_>) -> fdo::Result<()> {
-        let dbus = fdo::DBusProxy::new(&self.conn).await?;
-        let name = zbus::names::BusName::try_from(BUS_NAME).map_err(zbus::Error::from)?;
-        let owner = dbus.get_name_owner(name).await?;
-        match header.sender() {
-            Some(sender) if sender.as_str() == owner.as_str() => Ok(()),
-            _ => Err(fdo::Error::AccessDenied("only elicitd may call this".into())),
-        }
-    }
-}
-
 #[interface(name = "dev.elicitd.Frontend1")]
 impl Frontend {
     async fn show(
@@ -94,7 +80,8 @@ impl Frontend {
         request_json: String,
         info: Dict,
     ) -> fdo::Result<()> {
-        self.check_caller(&header).await?;
+        // Only the broker may show or withdraw forms.
+        check_from_broker(&self.conn, &header).await?;
         let request = ShowRequest {
             form,
             token,
@@ -115,7 +102,8 @@ impl Frontend {
         form: String,
         reason: String,
     ) -> fdo::Result<()> {
-        self.check_caller(&header).await?;
+        // Only the broker may show or withdraw forms.
+        check_from_broker(&self.conn, &header).await?;
         // A closed channel means the UI is gone; nothing is left to withdraw.
         let _ = self.events.send(BusEvent::Withdraw { form, reason });
         Ok(())
