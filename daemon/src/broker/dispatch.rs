@@ -100,8 +100,16 @@ impl Broker {
 
     /// Presents the head form of every session.
     pub(crate) fn dispatch_all(self: &Arc<Self>) {
-        let sessions: Vec<String> = self.lock().sessions.keys().cloned().collect();
-        self.dispatch(sessions);
+        // Oldest waiting form first, so that a front-end that arrives late
+        // is shown forms in the order they were asked, not in hash order.
+        let mut heads: Vec<(u64, String)> = self
+            .lock()
+            .sessions
+            .iter()
+            .map(|(id, session)| (session.queue.front().copied().unwrap_or(u64::MAX), id.clone()))
+            .collect();
+        heads.sort_unstable();
+        self.dispatch(heads.into_iter().map(|(_, id)| id));
     }
 
     /// Presents the head form of each of `sessions` that has none shown.
