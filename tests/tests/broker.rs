@@ -346,12 +346,14 @@ async fn kill_9_loses_nothing_and_duplicates_nothing() {
 
     // Nothing twice: history holds each form once, delivered.
     let observer = bus.connect().await;
-    // Acknowledgements go out without awaiting their reply.
-    eventually("every outcome acknowledged", || async {
-        forms(&observer).await.is_empty()
+    let broker = Broker1Proxy::new(&observer).await.expect("proxy");
+    // Acknowledgements go out without awaiting their reply; history is
+    // written when each arrives.
+    eventually("every outcome in history", || async {
+        let text = broker.history(100).await.unwrap_or_default();
+        serde_json::from_str::<Vec<Value>>(&text).is_ok_and(|h| h.len() >= 3)
     })
     .await;
-    let broker = Broker1Proxy::new(&observer).await.expect("proxy");
     let history: Vec<Value> =
         serde_json::from_str(&broker.history(100).await.expect("history")).expect("JSON");
     let ids: Vec<u64> = history.iter().filter_map(|r| r["form"].as_u64()).collect();
@@ -441,6 +443,11 @@ async fn history_keeps_who_and_which_fields_but_never_the_values() {
         Some(json!({"name": secret}))
     );
     let broker = Broker1Proxy::new(&conn).await.expect("proxy");
+    // History is written when the acknowledgement (not awaited) arrives.
+    eventually("the form in history", || async {
+        broker.history(10).await.is_ok_and(|h| h != "[]")
+    })
+    .await;
     let history = broker.history(10).await.expect("history");
     let records: Vec<Value> = serde_json::from_str(&history).expect("JSON");
     assert_eq!(records[0]["fields"], json!(["name"]));

@@ -2,7 +2,7 @@
 //! guard, remembered choices, and a slow rule that stalls nobody else.
 
 use elicit_proto::dbus::{Broker1Proxy, Dict, Origin};
-use elicit_tests::{Daemon, PrivateBus, TestFrontend, within};
+use elicit_tests::{Daemon, PrivateBus, TestFrontend, eventually, within};
 use elicitd::client::ClientSession;
 use serde_json::{Value, json};
 use zbus::zvariant::Str;
@@ -76,9 +76,15 @@ async fn rules_decide_and_history_names_the_rule() {
     assert_eq!(outcome.action, "decline");
     assert_eq!(outcome.answered_by, "50-elicitd-defaults.rhai: secret-guard");
 
-    let records = history(&bus).await;
-    let by: Vec<&str> = records.iter().filter_map(|r| r["answered_by"].as_str()).collect();
-    assert!(by.contains(&"10-ci.rhai: no-ci-bot") && by.contains(&"50-elicitd-defaults.rhai: secret-guard"));
+    // History is written when the owner's acknowledgement (sent without
+    // awaiting its reply) arrives.
+    let wanted = ["10-ci.rhai: no-ci-bot", "50-elicitd-defaults.rhai: secret-guard"];
+    eventually("both rules in history", || async {
+        let records = history(&bus).await;
+        let by: Vec<&str> = records.iter().filter_map(|r| r["answered_by"].as_str()).collect();
+        wanted.iter().all(|w| by.contains(w))
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
