@@ -5,12 +5,14 @@
 //! Nothing here sleeps to synchronise: every wait is for a condition, with
 //! a deadline.
 
+mod ask;
 mod bus;
 mod daemon;
 mod frontend;
 mod tmux;
 mod xvfb;
 
+pub use ask::{ask, printed};
 pub use bus::PrivateBus;
 pub use daemon::Daemon;
 pub use frontend::{Event, Shown, TestFrontend};

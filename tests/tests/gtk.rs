@@ -9,10 +9,9 @@
 //! accessibility tree, a process ending, a file appearing.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::{Child, Command, Stdio};
 
-use elicit_tests::{Daemon, PrivateBus, Xvfb, binary, eventually, within};
+use elicit_tests::{Daemon, PrivateBus, Xvfb, ask, binary, eventually, printed, within};
 use serde_json::{Value, json};
 
 const SCHEMA: &str = r#"{"type": "object", "properties": {
@@ -225,52 +224,6 @@ impl Drop for Desktop {
             eprintln!("---- elicit-gtk log ----\n{}---- end ----", self.log());
         }
     }
-}
-
-/// Starts `elicit ask` with `schema` (or a URL) and returns the child.
-fn ask(bus: &PrivateBus, message: &str, schema: &str, extra: &[&str]) -> tokio::process::Child {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let file = bus
-        .dir()
-        .join(format!("schema-{}.json", NEXT.fetch_add(1, Ordering::SeqCst)));
-    std::fs::write(&file, schema).expect("write schema");
-    let mut command = tokio::process::Command::new(binary("elicit"));
-    command
-        .arg("--bus")
-        .arg(bus.address())
-        .args(["ask", "--message", message]);
-    if schema.starts_with("https://") {
-        command.args(["--url", schema]);
-    } else {
-        command.arg("--schema").arg(&file);
-    }
-    command
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("elicit ask starts")
-}
-
-/// What `elicit ask` printed, parsed, and its exit code.
-async fn printed(child: tokio::process::Child) -> (Value, Option<i32>) {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = within("elicit ask to finish", child.wait_with_output())
-        .await
-        .expect("elicit ask runs");
-    let text = String::from_utf8_lossy(&stdout);
-    let value = serde_json::from_str(text.trim()).unwrap_or_else(|e| {
-        panic!(
-            "elicit ask printed no JSON ({e}): {text:?}; stderr: {}",
-            String::from_utf8_lossy(&stderr)
-        )
-    });
-    (value, status.code())
 }
 
 const TITLE: &str = "An unnamed server asks, for elicit ask";

@@ -9,11 +9,10 @@ mod dunst;
 mod fake_server;
 
 use std::path::PathBuf;
-use std::process::{Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::Stdio;
 
 use elicit_proto::dbus::Broker1Proxy;
-use elicit_tests::{Daemon, PrivateBus, TestFrontend, binary, eventually, within};
+use elicit_tests::{Daemon, PrivateBus, TestFrontend, binary, eventually, printed};
 use serde_json::{Value, json};
 
 use dunst::Dunst;
@@ -65,43 +64,9 @@ impl Notify {
     }
 }
 
-/// Starts `elicit ask` with `schema` and returns the child.
+/// Starts `elicit ask` with `schema`.
 fn ask(bus: &PrivateBus, message: &str, schema: &str) -> tokio::process::Child {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let file = bus
-        .dir()
-        .join(format!("schema-{}.json", NEXT.fetch_add(1, Ordering::SeqCst)));
-    std::fs::write(&file, schema).expect("write schema");
-    tokio::process::Command::new(binary("elicit"))
-        .arg("--bus")
-        .arg(bus.address())
-        .args(["ask", "--message", message, "--schema"])
-        .arg(&file)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("elicit ask starts")
-}
-
-/// What `elicit ask` printed, parsed, and its exit code.
-async fn printed(child: tokio::process::Child) -> (Value, Option<i32>) {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = within("elicit ask to finish", child.wait_with_output())
-        .await
-        .expect("elicit ask runs");
-    let text = String::from_utf8_lossy(&stdout);
-    let value = serde_json::from_str(text.trim()).unwrap_or_else(|e| {
-        panic!(
-            "elicit ask printed no JSON ({e}): {text:?}; stderr: {}",
-            String::from_utf8_lossy(&stderr)
-        )
-    });
-    (value, status.code())
+    elicit_tests::ask(bus, message, schema, &[])
 }
 
 async fn forms(conn: &zbus::Connection) -> Vec<Value> {
