@@ -95,6 +95,9 @@ async fn run(args: Args) -> anyhow::Result<()> {
 
     shutdown_signal().await;
     tracing::info!("elicitd stopping");
+    if let Err(error) = broker.flush().await {
+        tracing::error!(%error, "the last flush failed");
+    }
     Ok(())
 }
 

@@ -7,7 +7,8 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
 
 use elicit_proto::Answer;
 use elicit_proto::dbus::Origin;
@@ -154,7 +155,15 @@ struct Flusher {
     requested: AtomicU64,
     /// Every request up to this one is durable.
     durable: AtomicU64,
+    /// The newest request that may wait for [`LAZY_FLUSH`].
+    lazy: AtomicU64,
+    /// Whether a lazy flush is scheduled.
+    lazy_scheduled: AtomicBool,
 }
+
+/// How long a write nobody waits for may stay unflushed, unless another
+/// flush takes it along sooner.
+const LAZY_FLUSH: Duration = Duration::from_millis(50);
 
 impl Store {
     /// Opens (or creates) the store in `dir`.
@@ -191,8 +200,35 @@ impl Store {
 
     /// Makes every write so far durable.
     pub async fn flush(&self) -> Result<(), StoreError> {
+        let mine = self.flusher.requested.fetch_add(1, Ordering::SeqCst) + 1;
+        self.flush_through(mine).await
+    }
+
+    /// Makes every write so far durable within [`LAZY_FLUSH`], for writes
+    /// whose loss in a crash only repeats something harmless (a delivered
+    /// outcome sent again, which clients drop as a duplicate): the fsync
+    /// then rides along with the next submission's or answer's instead of
+    /// delaying it.
+    pub fn flush_soon(&self) {
         let flusher = &self.flusher;
         let mine = flusher.requested.fetch_add(1, Ordering::SeqCst) + 1;
+        flusher.lazy.fetch_max(mine, Ordering::SeqCst);
+        if flusher.lazy_scheduled.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let store = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(LAZY_FLUSH).await;
+            store.flusher.lazy_scheduled.store(false, Ordering::SeqCst);
+            let target = store.flusher.lazy.load(Ordering::SeqCst);
+            if let Err(error) = store.flush_through(target).await {
+                tracing::error!(%error, "a delayed flush failed");
+            }
+        });
+    }
+
+    async fn flush_through(&self, mine: u64) -> Result<(), StoreError> {
+        let flusher = &self.flusher;
         let _running = flusher.running.lock().await;
         if flusher.durable.load(Ordering::SeqCst) >= mine {
             return Ok(());

@@ -934,3 +934,73 @@ fn which(program: &str) -> Option<PathBuf> {
             .find(|p| p.exists())
     })
 }
+
+/// Node hosts connect a server's stdio through socket pairs, shells and
+/// scripts through files: the proxy polls a socket (as it does a pipe) and
+/// falls back to blocking reads and writes for a file; both relay alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hosts_on_a_socket_pair_or_on_files_are_relayed() {
+    use std::os::fd::OwnedFd;
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
+    let proxy = || {
+        let mut cmd = Command::new(binary("elicit"));
+        cmd.arg("--bus")
+            .arg(bus.address())
+            .arg("proxy")
+            .arg("--")
+            .args(fake(&[]))
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        cmd
+    };
+    let answered = |line: &str| {
+        let reply: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        assert_eq!(reply["id"], json!(1), "{line}");
+        assert!(reply.get("result").is_some(), "{line}");
+    };
+
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().expect("a socket pair");
+    let theirs_out = theirs.try_clone().expect("dup");
+    let mut child = proxy()
+        .stdin(Stdio::from(OwnedFd::from(theirs)))
+        .stdout(Stdio::from(OwnedFd::from(theirs_out)))
+        .spawn()
+        .expect("start the proxy");
+    ours.set_nonblocking(true).expect("non-blocking");
+    let (read, mut write) = tokio::net::UnixStream::from_std(ours)
+        .expect("tokio socket")
+        .into_split();
+    write
+        .write_all(format!("{ping}\n").as_bytes())
+        .await
+        .expect("write");
+    let mut lines = BufReader::new(read).lines();
+    let line = within("the reply over the socket", lines.next_line())
+        .await
+        .expect("read")
+        .expect("a line");
+    answered(&line);
+    drop(write);
+    let status = within("the proxy to exit on EOF", child.wait())
+        .await
+        .expect("wait");
+    assert!(status.success(), "{status}");
+
+    let input = bus.dir().join("host-input.jsonl");
+    let output = bus.dir().join("host-output.jsonl");
+    std::fs::write(&input, format!("{ping}\n")).expect("input file");
+    let status = within(
+        "the proxy to relay a file and exit",
+        proxy()
+            .stdin(std::fs::File::open(&input).expect("open input"))
+            .stdout(std::fs::File::create(&output).expect("create output"))
+            .status(),
+    )
+    .await
+    .expect("run");
+    assert!(status.success(), "{status}");
+    let written = std::fs::read_to_string(&output).expect("output file");
+    answered(written.lines().next().expect("one reply line"));
+}

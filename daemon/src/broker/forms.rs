@@ -495,7 +495,7 @@ impl Broker {
         self.store
             .add_history(&history, self.config.history.max_records)?;
         self.store.remove_form(record.id)?;
-        self.store.flush().await?;
+        self.store.flush_soon();
         let path = form_path(&record.session, &record.id.to_string());
         let _ = self
             .conn

@@ -111,6 +111,12 @@ impl Broker {
         &self.conn
     }
 
+    /// Makes every write durable, including those left to a delayed flush;
+    /// for an orderly stop.
+    pub async fn flush(&self) -> Result<(), Error> {
+        Ok(self.store.flush().await?)
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic while holding the lock leaves the state as it was at the
         // panic; serving on beats refusing every later call.

@@ -7,9 +7,9 @@ use super::cancel::Cancel;
 use super::caps::{self, META_CLIENT_INFO, META_SERVER_INFO};
 use super::framing::Frame;
 use super::message::{self, Kind, Line};
-use super::outbox::Peer;
+use super::outbox::{ID_PREFIX, Peer};
 use super::state::{Ctx, HostRequest};
-use super::{Prefer, legacy, rounds};
+use super::{Prefer, head, legacy, rounds};
 
 /// Methods whose 2026-07-28 result may ask for input.
 const RETRYABLE: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
@@ -149,6 +149,16 @@ fn remember_server(ctx: &Ctx, info: Option<&Value>) {
 
 /// One frame from the server.
 pub fn from_server(ctx: &Ctx, frame: Frame) {
+    if let Frame::Line(line) = &frame
+        && let Some(id) = head::plain_result_id(line)
+        && !is_special(ctx, &id)
+    {
+        ctx.state().host_requests.remove(&message::id_key(&id));
+        if let Frame::Line(line) = frame {
+            ctx.outbox.raw(Peer::Host, line);
+        }
+        return;
+    }
     let Some((line, value)) = parse(ctx, Peer::Server, frame) else {
         return;
     };
@@ -173,6 +183,13 @@ pub fn from_server(ctx: &Ctx, frame: Frame) {
         }
         Kind::Invalid => {}
     }
+}
+
+/// Whether a response with this id concerns the proxy itself: one to its
+/// own request, or to the host's `initialize` (which names the server).
+fn is_special(ctx: &Ctx, id: &Value) -> bool {
+    id.as_str().is_some_and(|id| id.starts_with(ID_PREFIX))
+        || ctx.state().initialize_ids.contains(&message::id_key(id))
 }
 
 fn server_response(ctx: &Ctx, line: Vec<u8>, value: Value) {

@@ -4,13 +4,16 @@
 //! Lines travel byte for byte unless the proxy must act on them:
 //!
 //! * [`framing`] — newline-delimited lines with a size cap;
+//! * [`buffers`] — line buffers reused between the readers and writers;
 //! * [`message`] — JSON-RPC classification and the messages the proxy writes;
+//! * [`head`] — a server's response read only as far as its envelope;
 //! * [`caps`] — era detection and the elicitation capability merge;
 //! * [`legacy`] — 2025-era `elicitation/create`, cancellation, URL mode, -32042;
 //! * [`rounds`] — 2026-07-28 `input_required` rounds;
 //! * [`ask`] — one elicitation through the broker, with the no-broker fallback;
 //! * [`keepalive`] — progress notifications while a form is open;
 //! * [`broker`] — the proxy's one broker session;
+//! * [`stdio`] — the host's end, polled directly when it is a pipe;
 //! * [`relay`] — the process, the two streams and the dispatch.
 //!
 //! `REMOTE.md` beside this file shows how an agent on another machine
@@ -18,11 +21,13 @@
 
 pub mod ask;
 pub mod broker;
+pub mod buffers;
 pub mod cancel;
 pub mod caps;
 mod dispatch;
 mod error;
 pub mod framing;
+pub mod head;
 pub mod keepalive;
 pub mod legacy;
 pub mod message;
@@ -30,6 +35,7 @@ pub mod outbox;
 pub mod relay;
 pub mod rounds;
 pub mod state;
+pub mod stdio;
 
 use std::time::Duration;
 

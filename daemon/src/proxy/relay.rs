@@ -1,5 +1,7 @@
 //! The relay: starts the server, pumps both streams, and ends with it.
 
+use std::io::IoSlice;
+use std::os::fd::AsFd;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -11,20 +13,26 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use super::broker::Broker;
+use super::buffers::Buffers;
 use super::dispatch;
 use super::framing::LineReader;
 use super::outbox::{Out, Outbox};
 use super::state::{Ctx, State};
+use super::stdio;
 use super::{Options, ProxyError};
 
 /// Bytes read from a peer at once: a pipe holds 64 KiB, so a large result
 /// is taken in whole pipe-fulls rather than 8 KiB system calls.
-const READ_BUFFER: usize = 64 * 1024;
+const READ_BUFFER: usize = 256 * 1024;
 
 /// Lines already queued are written together up to this many bytes, with
-/// one flush: a server that streams results costs one write (for stdout,
-/// one trip through tokio's blocking pool) per batch, not per line.
+/// one flush: a server that streams results costs one system call per
+/// batch, not per line.
 const WRITE_BATCH: usize = 1024 * 1024;
+
+/// At most this many lines per batch: each is two slices of one `writev`,
+/// which takes at most 1024 (`IOV_MAX`).
+const WRITE_BATCH_LINES: usize = 512;
 
 /// How long shutdown waits for the host writer and the broker session.
 const SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(2);
@@ -55,12 +63,14 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
         });
     };
 
+    stdio::widen(server_out.as_fd());
     let origin = Arc::new(Mutex::new(initial_origin(&options.command)));
     let (broker, broker_task) = Broker::start(options.bus.clone(), origin.clone());
     let (host_tx, host_rx) = mpsc::unbounded_channel();
     let (server_tx, server_rx) = mpsc::unbounded_channel();
-    let host_writer = tokio::spawn(write_lines(tokio::io::stdout(), host_rx));
-    let server_writer = tokio::spawn(write_lines(server_in, server_rx));
+    let buffers = Buffers::default();
+    let host_writer = tokio::spawn(write_lines(stdio::host_output(), host_rx, buffers.clone()));
+    let server_writer = tokio::spawn(write_lines(server_in, server_rx, buffers.clone()));
     let ctx = Ctx {
         outbox: Outbox::new(host_tx, server_tx),
         broker,
@@ -76,8 +86,10 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
         })
     };
     let cap = ctx.options.max_line_bytes;
-    let mut from_host = LineReader::new(BufReader::with_capacity(READ_BUFFER, tokio::io::stdin()), cap);
-    let mut from_server = LineReader::new(BufReader::with_capacity(READ_BUFFER, server_out), cap);
+    let mut from_host = LineReader::new(BufReader::with_capacity(READ_BUFFER, stdio::host_input()), cap)
+        .recycling(buffers.clone());
+    let mut from_server =
+        LineReader::new(BufReader::with_capacity(READ_BUFFER, server_out), cap).recycling(buffers);
     let mut host_open = true;
     let grace = tokio::time::sleep(std::time::Duration::MAX);
     tokio::pin!(grace);
@@ -176,21 +188,26 @@ fn exit_code(status: std::process::ExitStatus) -> i32 {
 
 /// Writes each line with its newline and flushes as soon as nothing more
 /// is queued, so that the peer sees every line at once; lines that queued
-/// up meanwhile go out in one write (see [`WRITE_BATCH`]).
-async fn write_lines(mut sink: impl AsyncWrite + Unpin, mut lines: mpsc::UnboundedReceiver<Out>) {
+/// up meanwhile go out in one vectored write (see [`WRITE_BATCH`]), without
+/// copying them together.
+async fn write_lines(
+    mut sink: impl AsyncWrite + Unpin,
+    mut lines: mpsc::UnboundedReceiver<Out>,
+    buffers: Buffers,
+) {
     let mut open = true;
+    let mut batch: Vec<Vec<u8>> = Vec::new();
     while open {
-        let Some(Out::Line(mut out)) = lines.recv().await else {
+        let Some(Out::Line(first)) = lines.recv().await else {
             break;
         };
-        // A lone line goes out as it is, without a copy; the next ones
-        // queued are appended to it.
-        out.push(b'\n');
-        while out.len() < WRITE_BATCH {
+        let mut bytes = first.len();
+        batch.push(first);
+        while bytes < WRITE_BATCH && batch.len() < WRITE_BATCH_LINES {
             match lines.try_recv() {
                 Ok(Out::Line(next)) => {
-                    out.extend_from_slice(&next);
-                    out.push(b'\n');
+                    bytes += next.len();
+                    batch.push(next);
                 }
                 Ok(Out::Close) => {
                     open = false;
@@ -199,9 +216,31 @@ async fn write_lines(mut sink: impl AsyncWrite + Unpin, mut lines: mpsc::Unbound
                 Err(_) => break,
             }
         }
-        if sink.write_all(&out).await.is_err() || sink.flush().await.is_err() {
+        let written = write_batch(&mut sink, &batch).await;
+        for line in batch.drain(..) {
+            buffers.give(line);
+        }
+        if written.is_err() || sink.flush().await.is_err() {
             break;
         }
     }
     let _ = sink.shutdown().await;
+}
+
+/// Writes `lines`, each followed by a newline, with as few system calls as
+/// the sink takes.
+async fn write_batch(sink: &mut (impl AsyncWrite + Unpin), lines: &[Vec<u8>]) -> std::io::Result<()> {
+    let mut slices: Vec<IoSlice<'_>> = lines
+        .iter()
+        .flat_map(|line| [IoSlice::new(line), IoSlice::new(b"\n")])
+        .collect();
+    let mut pending = &mut slices[..];
+    while !pending.is_empty() {
+        let written = sink.write_vectored(pending).await?;
+        if written == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        IoSlice::advance_slices(&mut pending, written);
+    }
+    Ok(())
 }

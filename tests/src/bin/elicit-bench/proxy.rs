@@ -261,9 +261,11 @@ async fn bulk(bus: &PrivateBus, rounds: usize) -> Vec<Row> {
     let rate = |f: &Figure| megabytes / f.p50().as_secs_f64();
     let (cat_rate, proxy_rate) = (rate(&cat), rate(&through));
     let floor = cat.p50();
+    let check = envelope_check(rounds);
     vec![
         Row::Timed(cat, Compare::Floor),
         Row::latency(through, "cat", floor, None),
+        Row::latency(check, "cat", floor, None),
         Row::Value {
             name: format!("proxy throughput ({BULK_LINES} × {} kB lines)", BULK_BYTES / 1000),
             unit: "MB/s",
@@ -272,6 +274,28 @@ async fn bulk(bus: &PrivateBus, rounds: usize) -> Vec<Row> {
             goal: verdict(proxy_rate >= 0.9 * cat_rate, "≥ 0.9× cat"),
         },
     ]
+}
+
+/// What the proxy cannot skip: reading the JSON of the same 10 MB of
+/// results to know what each line is (its envelope check), in-process.
+fn envelope_check(rounds: usize) -> Figure {
+    let text = "x".repeat(BULK_BYTES);
+    let lines: Vec<Vec<u8>> = (0..BULK_LINES)
+        .map(|id| {
+            let result = json!({"content": [{"type": "text", "text": text}], "isError": false});
+            serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "result": result})).expect("a line")
+        })
+        .collect();
+    let samples = (0..rounds.max(20))
+        .map(|_| {
+            let started = Instant::now();
+            for line in &lines {
+                assert!(elicitd::proxy::head::plain_result_id(line).is_some());
+            }
+            started.elapsed()
+        })
+        .collect();
+    Figure::new("of which the JSON check of 10 MB (in-process)", samples)
 }
 
 /// Asks for all the results at once and times until the last arrives.
