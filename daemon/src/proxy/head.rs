@@ -38,7 +38,11 @@ struct ResultHead<'a> {
 /// a `resultType` — nothing the proxy acts on beyond its id. `None` means
 /// the line needs the full parse (or is no such response at all).
 pub fn plain_result_id(line: &[u8]) -> Option<Value> {
-    let envelope: Envelope<'_> = serde_json::from_slice(line).ok()?;
+    // Skipped values are not checked for UTF-8 by serde_json, and JSON
+    // must be UTF-8 (the full parse refuses it otherwise): checked first,
+    // as a whole (a fuzzing finding).
+    let text = std::str::from_utf8(line).ok()?;
+    let envelope: Envelope<'_> = serde_json::from_str(text).ok()?;
     let result = envelope.result?;
     if envelope.method.is_some() || envelope.error.is_some() || result.meta.is_some() {
         return None;
@@ -75,6 +79,7 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":7,"result":{"text":"unterminated}}"#,
             br#"{"jsonrpc":"2.0","id":7,"result":[1]}"#,
             br#"{"jsonrpc":"2.0","id":7,"result":{"bad":"\xff"}}"#,
+            b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"skipped\":\"\xf9\"}}",
         ] {
             assert_eq!(plain_result_id(line), None, "{}", String::from_utf8_lossy(line));
         }

@@ -30,6 +30,11 @@ pub fn peak_rss_mib(pid: u32) -> f64 {
 /// Context switches of every thread so far: each is the thread going to
 /// sleep or being woken, so the growth of this count is the wake-ups.
 pub fn context_switches(pid: u32) -> u64 {
+    context_switches_of(pid, |_| true)
+}
+
+/// Context switches of the threads whose name `wanted` accepts.
+pub fn context_switches_of(pid: u32, wanted: impl Fn(&str) -> bool) -> u64 {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return 0;
     };
@@ -37,6 +42,14 @@ pub fn context_switches(pid: u32) -> u64 {
         .flatten()
         .map(|task| {
             let status = std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
+            let name = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Name:"))
+                .unwrap_or("")
+                .trim();
+            if !wanted(name) {
+                return 0;
+            }
             status
                 .lines()
                 .filter(|l| {
@@ -46,4 +59,9 @@ pub fn context_switches(pid: u32) -> u64 {
                 .sum::<u64>()
         })
         .sum()
+}
+
+/// Resident memory backed by files (the binary and its libraries), in MiB.
+pub fn file_rss_mib(pid: u32) -> f64 {
+    status_mib(pid, "RssFile:")
 }
