@@ -15,7 +15,7 @@ dpkg-deb -x "$deb" "$root"
 
 missing=0
 for file in \
-  usr/bin/elicitd usr/bin/elicit usr/bin/elicit-tui \
+  usr/bin/elicitd usr/bin/elicit usr/bin/elicit-tui usr/bin/elicit-notify \
   usr/lib/systemd/user/elicitd.service \
   usr/share/dbus-1/services/dev.elicitd.Broker.service \
   usr/share/elicitd/config.toml \
@@ -23,12 +23,13 @@ for file in \
   usr/share/bash-completion/completions/elicit \
   usr/share/bash-completion/completions/elicitd \
   usr/share/bash-completion/completions/elicit-tui \
+  usr/share/bash-completion/completions/elicit-notify \
   usr/share/zsh/vendor-completions/_elicit \
   usr/share/fish/vendor_completions.d/elicit.fish; do
   if [ ! -f "$root/$file" ]; then echo "missing: /$file" >&2; missing=1; fi
 done
 # Man pages may be compressed by the packager.
-for page in elicitd elicit elicit-ask elicit-answer elicit-tui; do
+for page in elicitd elicit elicit-ask elicit-answer elicit-tui elicit-notify; do
   if [ ! -f "$root/usr/share/man/man1/$page.1" ] && [ ! -f "$root/usr/share/man/man1/$page.1.gz" ]; then
     echo "missing: man page $page.1" >&2; missing=1
   fi
