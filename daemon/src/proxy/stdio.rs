@@ -37,10 +37,12 @@ pub fn host_input() -> HostInput {
 
 /// How large the proxy asks its pipes to be. Linux's default of 64 KiB
 /// makes a writer of a 100 kB result wait for the reader twice per line;
-/// a pipe that holds a few results lets both sides work in whole lines.
-/// Pipe buffers count against the user's `pipe-user-pages-soft` (64 MiB),
-/// so this stays modest: two pipes per proxy.
-pub const PIPE_BYTES: usize = 1024 * 1024;
+/// a pipe that holds a couple of results lets both sides work in whole
+/// lines. Pipe buffers count against the user's `pipe-user-pages-soft`
+/// (64 MiB), past which every new pipe of that user gets a single page, so
+/// this stays modest: two pipes of 256 KiB per proxy, 128 proxies before
+/// the limit.
+pub const PIPE_BYTES: usize = 256 * 1024;
 
 /// Asks for a [`PIPE_BYTES`] buffer on `fd` when it is a pipe; a refusal
 /// (not a pipe, over the user's limit) leaves it as it was.
