@@ -3,6 +3,7 @@
 //! restarts.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use elicit_proto::Error;
 use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, Request1Proxy, Session1Proxy, dict_str};
@@ -118,6 +119,61 @@ impl ClientSession {
             .elicit(request_json, options)
             .await
             .map_err(Error::from_dbus)
+    }
+
+    /// Submits under the idempotency key `submission_id`, surviving a
+    /// daemon that dies before it replies: the form may be stored and
+    /// shown already, so instead of failing, this waits for the daemon to
+    /// return (up to `patience`) and submits again under the same key,
+    /// which gives back the form stored the first time rather than a
+    /// second one. Other errors, and a daemon that stays away, are
+    /// returned as they are.
+    pub async fn submit_surviving_restart(
+        &mut self,
+        request_json: &str,
+        timeout_secs: Option<u64>,
+        submission_id: &str,
+        patience: Duration,
+    ) -> Result<OwnedObjectPath, Error> {
+        let deadline = tokio::time::Instant::now() + patience;
+        loop {
+            match self.submit(request_json, timeout_secs, Some(submission_id)).await {
+                Err(Error::Bus(error))
+                    if daemon_went_away(&error) && tokio::time::Instant::now() < deadline =>
+                {
+                    tracing::info!(%error, "the broker went away during a submission; submitting again once it is back");
+                    self.until_daemon_changes(deadline).await;
+                    if self.daemon.is_some() {
+                        // As `wait` does for a restart: resume, confirm
+                        // acknowledgements, have answers sent again. A
+                        // failure here shows in the next submission.
+                        let _ = self.reattach().await;
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Waits until the broker's name changes owner, or a second passes
+    /// (a retried call may start the daemon by D-Bus activation, which
+    /// nobody would announce before), or `deadline`.
+    async fn until_daemon_changes(&mut self, deadline: tokio::time::Instant) {
+        let give_up = deadline.min(tokio::time::Instant::now() + Duration::from_secs(1));
+        let _ = tokio::time::timeout_at(give_up, async {
+            while let Some(change) = self.daemon_changes.next().await {
+                if let Ok(args) = change.args() {
+                    self.daemon = args.new_owner().as_ref().map(|owner| owner.to_string());
+                    if self.daemon.is_some() {
+                        return;
+                    }
+                }
+            }
+        })
+        .await;
+        if self.daemon.is_none() {
+            self.daemon = daemon_name(&self.conn).await;
+        }
     }
 
     async fn session_proxy(&self) -> Result<Session1Proxy<'_>, Error> {
@@ -257,6 +313,20 @@ async fn request_proxy<'a>(conn: &Connection, form: &'a OwnedObjectPath) -> Resu
         .cache_properties(zbus::proxy::CacheProperties::No)
         .build()
         .await?)
+}
+
+/// Whether a failed call means the broker left the bus (it died before
+/// replying, or is not back yet) rather than refused.
+fn daemon_went_away(error: &zbus::Error) -> bool {
+    let zbus::Error::MethodError(name, ..) = error else {
+        return false;
+    };
+    matches!(
+        name.as_str(),
+        "org.freedesktop.DBus.Error.NoReply"
+            | "org.freedesktop.DBus.Error.ServiceUnknown"
+            | "org.freedesktop.DBus.Error.NameHasNoOwner"
+    )
 }
 
 async fn daemon_name(conn: &Connection) -> Option<String> {

@@ -1679,3 +1679,66 @@ async fn an_acknowledgement_cut_off_by_a_crash_is_sent_again_after_the_restart()
     client.close().await.expect("close");
     within("the acknowledgement to the restarted daemon", acked_again.recv()).await;
 }
+
+/// A daemon that dies while a submission waits in its queue (stopped, then
+/// `kill -9`): the client gets `NoReply`, waits for the daemon to return
+/// and submits again under the same key, and the form is asked exactly
+/// once. Before, the proxy took the lost reply for "no broker" and
+/// answered decline for a form the user could still see (found by a
+/// full-suite run: `python_answer_survives_a_daemon_restart_mid_form`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_submission_outlives_a_daemon_that_dies_before_replying() {
+    let _serial = SERIAL.lock().await;
+    let bus = PrivateBus::start();
+    let mut daemon = Daemon::start(&bus, "").await;
+    let conn = bus.connect().await;
+    let origin = Origin {
+        server: Some("restarting".into()),
+        ..Origin::default()
+    };
+    let mut session = ClientSession::open(&conn, &origin).await.expect("session");
+    let pid = daemon.pid().expect("daemon pid").to_string();
+    let stopped = std::process::Command::new("kill")
+        .args(["-STOP", &pid])
+        .status()
+        .expect("kill -STOP");
+    assert!(stopped.success());
+    let form = name_form("Still there?");
+    let submitting = tokio::spawn(async move {
+        let form = session
+            .submit_surviving_restart(&form, None, "retry-key", Duration::from_secs(30))
+            .await;
+        (session, form)
+    });
+    // The call is on its way to a process that will never answer it; the
+    // restart kills that one (`kill -9`) and starts a new daemon.
+    daemon.restart().await;
+    let mut frontend = TestFrontend::register(&bus, "script", 0).await;
+    let shown = frontend.next_show().await;
+    let (mut session, form) = within("the submission to be taken again", submitting)
+        .await
+        .expect("task");
+    let form = form.expect("the submission survives the restart");
+    assert!(
+        form.as_str().ends_with(&format!("/form/{}", shown.form)),
+        "{form} vs {}",
+        shown.form
+    );
+    frontend
+        .answer(&shown, "accept", json!({"name": "once"}))
+        .await
+        .expect("answer");
+    let outcome = within("the outcome", session.wait(&form)).await.expect("outcome");
+    assert_eq!(outcome.content, Some(json!({"name": "once"})));
+    eventually("the form to be delivered and nothing else left", || async {
+        list_forms(&conn).await.is_empty()
+    })
+    .await;
+    let asked: Vec<Value> = history(&conn)
+        .await
+        .into_iter()
+        .filter(|h| h["message"] == "Still there?")
+        .collect();
+    assert_eq!(asked.len(), 1, "asked once: {asked:?}");
+    assert!(frontend.is_idle(), "shown once");
+}

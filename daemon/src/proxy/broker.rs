@@ -67,6 +67,10 @@ impl Broker {
     }
 }
 
+/// How long a submission waits for a broker that died before replying to
+/// come back, before the elicitation gets the no-broker fallback.
+const RESTART_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
+
 async fn actor(bus: Option<String>, origin: Arc<Mutex<Origin>>, mut jobs: mpsc::UnboundedReceiver<Job>) {
     let mut session: Option<ClientSession> = None;
     // The connection must outlive the session that uses it.
@@ -95,7 +99,10 @@ async fn actor(bus: Option<String>, origin: Arc<Mutex<Origin>>, mut jobs: mpsc::
         };
         counter += 1;
         let submission = format!("proxy-{}-{counter}", std::process::id());
-        let form = match current.submit(&job.request_json, None, Some(&submission)).await {
+        let submitted = current
+            .submit_surviving_restart(&job.request_json, None, &submission, RESTART_PATIENCE)
+            .await;
+        let form = match submitted {
             Ok(form) => form,
             Err(error @ elicit_proto::Error::Bus(_)) => {
                 // The daemon or the bus went away: start afresh next time.

@@ -36,6 +36,9 @@ pub struct Args {
     timeout: Option<u64>,
 }
 
+/// How long a submission waits for a broker that died before replying.
+const RESTART_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
+
 pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     let request = match (&args.schema, &args.url) {
         (Some(schema), _) => {
@@ -65,7 +68,7 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
         .context("cannot reach elicitd (is it running?)")?;
     let submission = format!("ask-{}-{}", std::process::id(), elicitd::store::now_ms());
     let form = match session
-        .submit(&request.to_string(), args.timeout, Some(&submission))
+        .submit_surviving_restart(&request.to_string(), args.timeout, &submission, RESTART_PATIENCE)
         .await
     {
         Ok(form) => form,
