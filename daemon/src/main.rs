@@ -103,13 +103,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
 
 /// The hidden `--generate-docs DIR`: man pages and completions for packaging.
 fn generate_docs(dir: &std::path::Path) -> ExitCode {
-    match elicit_proto::docgen::generate(<Args as clap::CommandFactory>::command(), dir) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("elicitd: cannot write to {}: {error}", dir.display());
-            ExitCode::FAILURE
-        }
-    }
+    elicit_proto::docgen::run(<Args as clap::CommandFactory>::command(), dir)
 }
 
 async fn watch(broker: Arc<Broker>) {

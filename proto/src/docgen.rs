@@ -1,7 +1,7 @@
 //! Man pages and shell completions generated from a binary's clap
 //! definition, so that they can never drift from the real options.
 //!
-//! Every binary calls [`generate`] from a hidden option
+//! Every binary calls [`run`] from a hidden option
 //! (`--generate-docs DIR`, or `elicit generate-docs DIR`); packaging runs it
 //! on the built binaries and installs what it writes.
 
@@ -11,6 +11,19 @@ use std::path::Path;
 
 use clap::Command;
 use clap_complete::Shell;
+
+/// What a binary's hidden `--generate-docs DIR` does: [`generate`], then
+/// success, or a message naming the directory and failure.
+pub fn run(command: Command, dir: &Path) -> std::process::ExitCode {
+    let name = command.get_name().to_owned();
+    match generate(command, dir) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("{name}: cannot write to {}: {error}", dir.display());
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
 
 /// Writes into `dir`: `man1/NAME.1` and one `man1/NAME-SUB.1` per visible
 /// subcommand (recursively), `bash/NAME`, `zsh/_NAME` and `fish/NAME.fish`.

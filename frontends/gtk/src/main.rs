@@ -14,13 +14,7 @@ use elicit_gtk::{Args, app, bus};
 fn main() -> ExitCode {
     let args = Args::parse();
     if let Some(dir) = &args.generate_docs {
-        return match elicit_proto::docgen::generate(<Args as clap::CommandFactory>::command(), dir) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("elicit-gtk: cannot write to {}: {error}", dir.display());
-                ExitCode::FAILURE
-            }
-        };
+        return elicit_proto::docgen::run(<Args as clap::CommandFactory>::command(), dir);
     }
     if let Err(error) = gtk::init() {
         eprintln!("elicit-gtk: cannot open the display: {error}");

@@ -14,13 +14,7 @@ use elicit_tui::{Args, run};
 fn main() -> ExitCode {
     let args = Args::parse();
     if let Some(dir) = &args.generate_docs {
-        return match elicit_proto::docgen::generate(<Args as clap::CommandFactory>::command(), dir) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("elicit-tui: cannot write to {}: {error}", dir.display());
-                ExitCode::FAILURE
-            }
-        };
+        return elicit_proto::docgen::run(<Args as clap::CommandFactory>::command(), dir);
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
