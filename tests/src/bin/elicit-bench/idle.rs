@@ -43,17 +43,16 @@ pub async fn rows(bus: &PrivateBus) -> Vec<Row> {
     // own threads, since no setting of sled 0.34 turns them off.
     let sled = |name: &str| name.starts_with("sled-io");
     let own = |name: &str| !name.starts_with("sled-io");
-    let (daemon_before, sled_before, own_before, bus_before) = (
-        procfs::context_switches(pid),
+    let (sled_before, own_before, bus_before) = (
         procfs::context_switches_of(pid, sled),
         procfs::context_switches_of(pid, own),
         procfs::context_switches(bus.pid()),
     );
     tokio::time::sleep(WINDOW).await;
     let per_second = |after: u64, before: u64| after.saturating_sub(before) as f64 / WINDOW.as_secs_f64();
-    let daemon_wakeups = per_second(procfs::context_switches(pid), daemon_before);
     let sled_wakeups = per_second(procfs::context_switches_of(pid, sled), sled_before);
     let own_wakeups = per_second(procfs::context_switches_of(pid, own), own_before);
+    let daemon_wakeups = sled_wakeups + own_wakeups;
     let bus_wakeups = per_second(procfs::context_switches(bus.pid()), bus_before);
     let idle_rss = procfs::rss_mib(pid);
     let file_rss = procfs::file_rss_mib(pid);
