@@ -6,6 +6,8 @@ use std::time::Duration;
 use elicit_proto::Limits;
 use serde::Deserialize;
 
+use crate::durable::SyncMode;
+
 mod frontends;
 
 pub use frontends::{Condition, FrontendConfig, Invalid, Program};
@@ -24,6 +26,8 @@ pub struct Config {
     pub history: HistoryConfig,
     /// Where the rules are.
     pub policy: PolicyConfig,
+    /// How durable an acknowledged write is.
+    pub store: StoreConfig,
 }
 
 /// Policy rules.
@@ -90,6 +94,15 @@ impl BrokerConfig {
 }
 
 /// History retention.
+/// `[store]`: how durable an acknowledged write is.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct StoreConfig {
+    /// `full` (survives a power cut) or `process-crash` (survives a crash
+    /// of the daemon only, a little faster).
+    pub sync: SyncMode,
+}
+
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct HistoryConfig {

@@ -3,6 +3,7 @@
 //! * [`broker`] — sessions, the sled-backed queue, dispatch to front-ends;
 //! * [`bus`] — the D-Bus objects that expose the broker;
 //! * [`store`] — what survives a restart;
+//! * [`durable`] — what makes the store survive a power cut;
 //! * [`config`] — `config.toml`;
 //! * [`client`] — the client side used by `elicit ask` and the proxy.
 
@@ -10,6 +11,7 @@ pub mod broker;
 pub mod bus;
 pub mod client;
 pub mod config;
+pub mod durable;
 pub mod launcher;
 pub mod logging;
 pub mod paths;

@@ -60,7 +60,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         .or_else(paths::state_dir)
         .ok_or_else(|| anyhow!("no home directory: pass --state-dir"))?;
     std::fs::create_dir_all(&state_dir).with_context(|| format!("cannot create {}", state_dir.display()))?;
-    let store = Store::open(&state_dir)
+    let store = Store::open(&state_dir, config.store.sync)
         .with_context(|| format!("cannot open the queue in {}", state_dir.display()))?;
 
     let builder = match &args.bus {

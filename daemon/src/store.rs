@@ -3,7 +3,9 @@
 //! Every record is JSON under a big-endian key, so that sled's key order is
 //! submission order. A form is written and flushed before its submission is
 //! acknowledged, and an answer before it is announced, so `kill -9` at any
-//! moment loses nothing that anyone was told about.
+//! moment loses nothing that anyone was told about; with [`SyncMode::Full`]
+//! (the default) each flush is also synced to stable storage
+//! ([`crate::durable`]), so that a power cut loses nothing either.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -15,6 +17,8 @@ use elicit_proto::dbus::Origin;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::durable::{Durable, SyncError, SyncMode};
+
 /// A storage failure.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -24,6 +28,9 @@ pub enum StoreError {
     /// A record did not encode or decode.
     #[error("record: {0}")]
     Record(#[from] serde_json::Error),
+    /// A flushed write could not be brought to stable storage.
+    #[error(transparent)]
+    Sync(#[from] SyncError),
 }
 
 impl From<StoreError> for elicit_proto::Error {
@@ -139,6 +146,7 @@ pub struct Store {
     /// insert, so it is kept here.
     history_len: Arc<AtomicUsize>,
     flusher: Arc<Flusher>,
+    durable: Arc<Durable>,
 }
 
 /// Group commit: concurrent callers share one flush.
@@ -166,8 +174,9 @@ struct Flusher {
 const LAZY_FLUSH: Duration = Duration::from_millis(50);
 
 impl Store {
-    /// Opens (or creates) the store in `dir`.
-    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+    /// Opens (or creates) the store in `dir`; `sync` says whether a flush
+    /// also reaches stable storage.
+    pub fn open(dir: &Path, sync: SyncMode) -> Result<Store, StoreError> {
         // No periodic flush: every write that matters is flushed by its
         // caller (group commit below), and sled's 500 ms flusher thread
         // would wake an idle daemon twice a second.
@@ -182,6 +191,7 @@ impl Store {
             forms: db.open_tree("forms")?,
             history_len: Arc::new(AtomicUsize::new(history.len())),
             flusher: Arc::default(),
+            durable: Arc::new(Durable::open(dir, sync)?),
             history,
             db,
         })
@@ -198,7 +208,8 @@ impl Store {
         Ok(self.db.generate_id()? + 1)
     }
 
-    /// Makes every write so far durable.
+    /// Makes every write so far durable: flushed by sled and, in
+    /// [`SyncMode::Full`], synced to stable storage.
     pub async fn flush(&self) -> Result<(), StoreError> {
         let mine = self.flusher.requested.fetch_add(1, Ordering::SeqCst) + 1;
         self.flush_through(mine).await
@@ -240,16 +251,24 @@ impl Store {
         // wake-ups, more than the fsync itself on a fast disk.
         match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
             Ok(tokio::runtime::RuntimeFlavor::MultiThread) => {
-                tokio::task::block_in_place(|| self.db.flush())?;
+                tokio::task::block_in_place(|| self.flush_and_sync())?;
             }
             _ => {
-                let db = self.db.clone();
-                tokio::task::spawn_blocking(move || db.flush())
+                let store = self.clone();
+                tokio::task::spawn_blocking(move || store.flush_and_sync())
                     .await
                     .map_err(|e| StoreError::Sled(sled::Error::ReportableBug(e.to_string())))??;
             }
         }
         flusher.durable.store(covered, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// sled's flush, then the sync that makes it survive a power cut; one
+    /// pair serves every write made before it (the group commit).
+    fn flush_and_sync(&self) -> Result<(), StoreError> {
+        self.db.flush()?;
+        self.durable.sync()?;
         Ok(())
     }
 
