@@ -1,4 +1,4 @@
-//! The broker's figures: the floors (a D-Bus round trip, a sled flush),
+//! The broker's figures: the floors (a D-Bus round trip, a durable write),
 //! brokered elicitations with 1 and 64 sessions, policy-decided ones, and
 //! `elicit ask` as a script runs it.
 
@@ -18,7 +18,12 @@ pub const CONFIRM: &str = r#"{"message": "Go?", "requestedSchema": {"type": "obj
 pub struct Floors {
     /// A plain D-Bus method round trip between two processes.
     pub round_trip: Figure,
-    /// One sled insert and flush.
+    /// One sled insert and flush, then `fdatasync` of sled's log: a write
+    /// that survives a power cut, as the broker makes each one it
+    /// acknowledges (`[store] sync = "full"`).
+    pub durable: Figure,
+    /// One sled insert and flush alone (sled's `sync_file_range`): the
+    /// floor of `sync = "process-crash"`.
     pub flush: Figure,
 }
 
@@ -38,19 +43,35 @@ impl Floors {
         .await;
         let dir = tempfile::tempdir().expect("temp dir");
         let db = sled::open(dir.path()).expect("sled");
+        let log = std::fs::File::open(dir.path().join("db")).expect("sled's log");
         let mut key = 0u64;
+        let durable = time(
+            "floor: durable write (sled insert + flush + fdatasync)",
+            iterations,
+            async || {
+                key += 1;
+                db.insert(key.to_be_bytes(), &[7u8; 256][..]).expect("insert");
+                db.flush().expect("flush");
+                log.sync_data().expect("fdatasync");
+            },
+        )
+        .await;
         let flush = time("floor: sled insert + flush", iterations, async || {
             key += 1;
             db.insert(key.to_be_bytes(), &[7u8; 256][..]).expect("insert");
             db.flush().expect("flush");
         })
         .await;
-        Floors { round_trip, flush }
+        Floors {
+            round_trip,
+            durable,
+            flush,
+        }
     }
 
-    /// `rt` round trips plus `flushes` flushes, at their medians.
-    pub fn cost(&self, rt: u32, flushes: u32) -> Duration {
-        self.round_trip.p50() * rt + self.flush.p50() * flushes
+    /// `rt` round trips plus `writes` durable writes, at their medians.
+    pub fn cost(&self, rt: u32, writes: u32) -> Duration {
+        self.round_trip.p50() * rt + self.durable.p50() * writes
     }
 }
 
@@ -82,7 +103,14 @@ pub async fn session(conn: &zbus::Connection, server: &str) -> ClientSession {
 }
 
 /// Runs the broker section.
-pub async fn rows(bus: &PrivateBus, iterations: usize) -> Vec<Row> {
+/// The broker's rows, with the daemon's `[store] sync` set to `sync`
+/// (`full`, the default, or `process-crash`); figures of the latter are
+/// named with it.
+pub async fn rows(bus: &PrivateBus, iterations: usize, sync: &str) -> Vec<Row> {
+    let named = |figure: &str| match sync {
+        "full" => figure.to_owned(),
+        other => format!("{figure} (sync = {other})"),
+    };
     let rules = bus.dir().join("rules.d");
     std::fs::create_dir_all(&rules).expect("rules dir");
     std::fs::write(
@@ -92,7 +120,10 @@ pub async fn rows(bus: &PrivateBus, iterations: usize) -> Vec<Row> {
     .expect("rule");
     let _daemon = Daemon::start_with_env(
         bus,
-        &format!("[policy]\nrules-dirs = [{:?}]\n", rules.display().to_string()),
+        &format!(
+            "[policy]\nrules-dirs = [{:?}]\n[store]\nsync = {sync:?}\n",
+            rules.display().to_string()
+        ),
         &[("ELICITD_LOG", Some("info"))],
     )
     .await;
@@ -103,7 +134,7 @@ pub async fn rows(bus: &PrivateBus, iterations: usize) -> Vec<Row> {
     let frontend = TestFrontend::register(bus, "bench", 0).await;
     let answering = tokio::spawn(auto_answer(frontend));
     let mut one = session(&conn, "bench").await;
-    let brokered = time("brokered, 1 session", iterations, async || {
+    let brokered = time(named("brokered, 1 session"), iterations, async || {
         let form = one.submit(CONFIRM, None, None).await.expect("submit");
         one.wait(&form).await.expect("outcome");
     })
@@ -127,7 +158,7 @@ pub async fn rows(bus: &PrivateBus, iterations: usize) -> Vec<Row> {
         .await;
         concurrent.extend(results);
     }
-    let concurrent = Figure::new("brokered, 64 sessions at once", concurrent);
+    let concurrent = Figure::new(named("brokered, 64 sessions at once"), concurrent);
 
     // Its floor: the same 64 connections each making a plain round trip,
     // all at once, so the bus daemon's queueing is in the floor too.
@@ -184,23 +215,24 @@ pub async fn rows(bus: &PrivateBus, iterations: usize) -> Vec<Row> {
 
     // Decided by a rule: no front-end involved.
     let mut ruled = session(&conn, "bench-policy").await;
-    let policy = time("policy-decided", iterations, async || {
+    let policy = time(named("policy-decided"), iterations, async || {
         let form = ruled.submit(CONFIRM, None, None).await.expect("submit");
         ruled.wait(&form).await.expect("outcome");
     })
     .await;
 
     let two_rt_flush = floors.cost(2, 1);
-    let crowded_floor = crowded.p50() * 2 + floors.flush.p50();
+    let crowded_floor = crowded.p50() * 2 + floors.durable.p50();
     let one_rt_flush = floors.cost(1, 1);
     let spawn_p50 = spawn.p50();
     vec![
         Row::Timed(floors.round_trip, Compare::Floor),
+        Row::Timed(floors.durable, Compare::Floor),
         Row::Timed(floors.flush, Compare::Floor),
-        Row::latency(brokered, "2 RT + 1 flush", two_rt_flush, Some(2.0)),
+        Row::latency(brokered, "2 RT + 1 durable write", two_rt_flush, Some(2.0)),
         Row::Timed(crowded, Compare::Floor),
-        Row::latency(concurrent, "2 crowded RT + 1 flush", crowded_floor, Some(2.0)),
-        Row::latency(policy, "1 RT + 1 flush", one_rt_flush, Some(1.5)),
+        Row::latency(concurrent, "2 crowded RT + 1 durable write", crowded_floor, Some(2.0)),
+        Row::latency(policy, "1 RT + 1 durable write", one_rt_flush, Some(1.5)),
         Row::Timed(spawn, Compare::Floor),
         Row::latency(ask, "process start", spawn_p50, None),
     ]

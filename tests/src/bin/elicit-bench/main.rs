@@ -5,7 +5,10 @@
 //! Build everything in release first, then run it from the same folder:
 //! `cargo build --release --workspace --bins && target/release/elicit-bench`.
 //! Arguments: an iteration count (default 400), then optionally the names
-//! of the sections to run (`broker`, `proxy`, `scale`, `idle`).
+//! of the sections to run (`broker`, `broker-crash`, `proxy`, `scale`,
+//! `idle`); `broker-crash` is `broker` with `[store] sync =
+//! "process-crash"`, to weigh what the power-cut sync costs. It runs only
+//! when named.
 
 mod broker;
 mod figure;
@@ -29,7 +32,11 @@ async fn main() {
     let mut rows = Vec::new();
     if wanted("broker") {
         let bus = PrivateBus::start();
-        rows.extend(broker::rows(&bus, iterations).await);
+        rows.extend(broker::rows(&bus, iterations, "full").await);
+    }
+    if sections.iter().any(|s| s == "broker-crash") {
+        let bus = PrivateBus::start();
+        rows.extend(broker::rows(&bus, iterations, "process-crash").await);
     }
     if wanted("proxy") {
         let bus = PrivateBus::start();

@@ -349,7 +349,7 @@ async fn callback(bus: &PrivateBus, iterations: usize) -> Vec<Row> {
     // put the added time in proportion.
     vec![
         Row::Timed(floors.round_trip, Compare::Floor),
-        Row::Timed(floors.flush, Compare::Floor),
+        Row::Timed(floors.durable, Compare::Floor),
         Row::Timed(in_process, Compare::Floor),
         Row::latency(brokered, "host callback", floor, None),
         added_row,
