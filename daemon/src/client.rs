@@ -12,8 +12,26 @@ use serde_json::Value;
 use zbus::zvariant::{OwnedObjectPath, Str};
 use zbus::{Connection, MatchRule, MessageStream};
 
-/// Connects to `address`, or to the session bus when `None`.
+/// The address form of elicitd's asker-only socket:
+/// `elicitd-asker:path=/run/user/1000/elicitd/agents.sock`, or a forwarded
+/// copy of it on another machine.
+pub const ASKER_ADDRESS_PREFIX: &str = "elicitd-asker:path=";
+
+/// Connects to `address`, or to the session bus when `None`. An
+/// [`ASKER_ADDRESS_PREFIX`] address is the daemon's asker socket: a
+/// peer-to-peer connection (no bus), `ANONYMOUS`, since the uid of this
+/// side need not be the desktop's.
 pub async fn connect(address: Option<&str>) -> Result<Connection, Error> {
+    if let Some(path) = address.and_then(|a| a.strip_prefix(ASKER_ADDRESS_PREFIX)) {
+        let stream = tokio::net::UnixStream::connect(path)
+            .await
+            .map_err(|e| Error::BadArgument(format!("cannot reach the asker socket {path}: {e}")))?;
+        return Ok(zbus::connection::Builder::unix_stream(stream)
+            .p2p()
+            .auth_mechanism(zbus::AuthMechanism::Anonymous)
+            .build()
+            .await?);
+    }
     let builder = match address {
         Some(address) => zbus::connection::Builder::address(address)?,
         None => zbus::connection::Builder::session()?,
@@ -226,7 +244,9 @@ impl ClientSession {
                     };
                     let message = message?;
                     let header = message.header();
-                    let from_daemon = header.sender().map(|s| s.as_str()) == self.daemon.as_deref();
+                    // On the asker socket the one peer is the daemon.
+                    let from_daemon = !self.conn.is_bus()
+                        || header.sender().map(|s| s.as_str()) == self.daemon.as_deref();
                     let Some(path) = header.path().map(|p| p.to_string()) else { continue };
                     if !from_daemon {
                         tracing::warn!(%path, "ignored a Response signal not sent by the broker");
@@ -330,6 +350,9 @@ fn daemon_went_away(error: &zbus::Error) -> bool {
 }
 
 async fn daemon_name(conn: &Connection) -> Option<String> {
+    if !conn.is_bus() {
+        return None;
+    }
     let dbus = zbus::fdo::DBusProxy::new(conn).await.ok()?;
     let name = zbus::names::BusName::try_from(BUS_NAME).ok()?;
     dbus.get_name_owner(name).await.ok().map(|n| n.to_string())

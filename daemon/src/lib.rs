@@ -2,11 +2,13 @@
 //!
 //! * [`broker`] — sessions, the sled-backed queue, dispatch to front-ends;
 //! * [`bus`] — the D-Bus objects that expose the broker;
+//! * [`asker`] — the asker-only socket for remote agents;
 //! * [`store`] — what survives a restart;
 //! * [`durable`] — what makes the store survive a power cut;
 //! * [`config`] — `config.toml`;
 //! * [`client`] — the client side used by `elicit ask` and the proxy.
 
+pub mod asker;
 pub mod broker;
 pub mod bus;
 pub mod client;

@@ -28,6 +28,14 @@ struct Args {
     /// Config file [default: $XDG_CONFIG_HOME/elicitd/config.toml].
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// The asker-only socket for remote agents (peer-to-peer D-Bus; it can
+    /// open sessions and ask, nothing else) [default:
+    /// $XDG_RUNTIME_DIR/elicitd/agents.sock].
+    #[arg(long, value_name = "PATH", env = "ELICITD_ASKER_SOCKET")]
+    asker_socket: Option<PathBuf>,
+    /// Serve no asker socket.
+    #[arg(long, conflicts_with = "asker_socket")]
+    no_asker_socket: bool,
     /// Write man pages and shell completions into DIR, then exit (packaging).
     #[arg(long, value_name = "DIR", hide = true)]
     generate_docs: Option<PathBuf>,
@@ -91,6 +99,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     conn.request_name_with_flags(BUS_NAME, zbus::fdo::RequestNameFlags::DoNotQueue.into())
         .await
         .with_context(|| format!("cannot own {BUS_NAME}: is another elicitd running?"))?;
+    let _asker = serve_asker_socket(&args.asker_socket, args.no_asker_socket, &args.bus);
     tracing::info!(sessions, forms, state_dir = %state_dir.display(), "elicitd ready on {BUS_NAME}");
 
     shutdown_signal().await;
@@ -99,6 +108,35 @@ async fn run(args: Args) -> anyhow::Result<()> {
         tracing::error!(%error, "the last flush failed");
     }
     Ok(())
+}
+
+/// Binds and serves the asker socket, unless switched off; a socket that
+/// cannot be served is logged, and the bus serves on. The socket lives as
+/// long as the returned task guard.
+fn serve_asker_socket(
+    path: &Option<PathBuf>,
+    off: bool,
+    bus: &Option<String>,
+) -> Option<tokio_util::task::AbortOnDropHandle<()>> {
+    if off {
+        return None;
+    }
+    let Some(path) = path.clone().or_else(elicitd::asker::default_path) else {
+        tracing::info!("no $XDG_RUNTIME_DIR: no asker socket (pass --asker-socket PATH)");
+        return None;
+    };
+    match elicitd::asker::AskerSocket::bind(&path) {
+        Ok(socket) => {
+            tracing::info!(path = %socket.path().display(), "asker socket ready");
+            Some(tokio_util::task::AbortOnDropHandle::new(tokio::spawn(
+                socket.serve(bus.clone()),
+            )))
+        }
+        Err(error) => {
+            tracing::warn!(%error, "serving on the bus only");
+            None
+        }
+    }
 }
 
 /// The hidden `--generate-docs DIR`: man pages and completions for packaging.

@@ -58,6 +58,10 @@ pub struct Origin {
     pub caller_pid: Option<u32>,
     /// The uid of the bus connection, as the bus daemon reports it.
     pub caller_uid: Option<u32>,
+    /// Came in through the asker-only socket (a remote agent); set by the
+    /// daemon for every session opened there, whatever the client says.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub remote: bool,
 }
 
 impl Origin {
@@ -90,6 +94,9 @@ impl Origin {
                 dict.insert(key.into(), OwnedValue::from(value));
             }
         }
+        if self.remote {
+            dict.insert("remote".into(), OwnedValue::from(true));
+        }
         dict
     }
 
@@ -105,14 +112,17 @@ impl Origin {
             pid: dict_u32(dict, "pid"),
             caller_pid: dict_u32(dict, "caller-pid"),
             caller_uid: dict_u32(dict, "caller-uid"),
+            remote: matches!(dict.get("remote").map(|v| &**v), Some(Value::Bool(true))),
         }
     }
 
     /// A one-line description for people: "server via host".
     pub fn describe(&self) -> String {
         let server = self.server.as_deref().unwrap_or("an unnamed server");
+        let remote = if self.remote { ", remote" } else { "" };
         match &self.host {
-            Some(host) => format!("{server} (for {host})"),
+            Some(host) => format!("{server} (for {host}{remote})"),
+            None if self.remote => format!("{server} (remote)"),
             None => server.to_owned(),
         }
     }

@@ -80,7 +80,8 @@ fn field(field: &Field, raw: &Value) -> Dynamic {
 }
 
 /// `origin`: `host`, `host_version`, `server`, `server_version`, `command`,
-/// `cwd`, `pid`, `caller_pid`, `caller_uid`, `session`.
+/// `cwd`, `pid`, `caller_pid`, `caller_uid`, `remote` (asked through the
+/// asker socket), `session`.
 pub(crate) fn origin(origin: &Origin, session: &str) -> Dynamic {
     let mut map = Map::new();
     let strings = [
@@ -105,6 +106,7 @@ pub(crate) fn origin(origin: &Origin, session: &str) -> Dynamic {
             value.map_or(Dynamic::UNIT, |n| Dynamic::from_int(i64::from(n))),
         );
     }
+    map.insert("remote".into(), Dynamic::from_bool(origin.remote));
     map.insert("session".into(), text(session));
     Dynamic::from_map(map)
 }

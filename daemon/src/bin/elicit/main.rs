@@ -19,6 +19,17 @@ struct Cli {
     /// D-Bus address of the broker's bus [default: $DBUS_SESSION_BUS_ADDRESS].
     #[arg(long, global = true, value_name = "ADDRESS")]
     bus: Option<String>,
+    /// Reach the broker through its asker-only socket at PATH instead of a
+    /// bus (a remote agent: `ssh -R` forwards it). It serves asking only:
+    /// `ask` and `proxy` work through it, nothing else does.
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH",
+        env = "ELICIT_ASKER_SOCKET",
+        conflicts_with = "bus"
+    )]
+    asker_socket: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -56,7 +67,11 @@ fn main() -> ExitCode {
     if let Command::GenerateDocs { dir } = &cli.command {
         return generate_docs(dir);
     }
-    let bus = cli.bus.as_deref();
+    let asker = cli
+        .asker_socket
+        .as_ref()
+        .map(|path| format!("{}{}", elicitd::client::ASKER_ADDRESS_PREFIX, path.display()));
+    let bus = asker.as_deref().or(cli.bus.as_deref());
     let outcome = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime.block_on(async {
             match cli.command {

@@ -231,7 +231,12 @@ pub async fn rows(bus: &PrivateBus, iterations: usize, sync: &str) -> Vec<Row> {
         Row::Timed(floors.flush, Compare::Floor),
         Row::latency(brokered, "2 RT + 1 durable write", two_rt_flush, Some(2.0)),
         Row::Timed(crowded, Compare::Floor),
-        Row::latency(concurrent, "2 crowded RT + 1 durable write", crowded_floor, Some(2.0)),
+        Row::latency(
+            concurrent,
+            "2 crowded RT + 1 durable write",
+            crowded_floor,
+            Some(2.0),
+        ),
         Row::latency(policy, "1 RT + 1 durable write", one_rt_flush, Some(1.5)),
         Row::Timed(spawn, Compare::Floor),
         Row::latency(ask, "process start", spawn_p50, None),

@@ -1,0 +1,80 @@
+//! One asker-socket peer: its peer-to-peer connection, the bus connection
+//! its calls are re-issued on, and the `Response` signals carried back.
+
+use std::sync::Arc;
+
+use elicit_proto::dbus::{BROKER_PATH, BUS_NAME, Dict, SESSION_PREFIX};
+use futures_util::StreamExt;
+use tokio::net::UnixStream;
+use zbus::connection::{Builder, Connection};
+use zbus::{AuthMechanism, Guid, MatchRule, MessageStream};
+
+use super::objects::AskerBroker;
+
+/// What a peer's objects share: the bus connection that owns its sessions.
+#[derive(Debug)]
+pub(super) struct Upstream {
+    /// The peer's own connection to the broker's bus; when it closes, the
+    /// broker sees an owner leave, as with any client.
+    pub conn: Connection,
+}
+
+/// Serves one peer until it hangs up.
+pub(super) async fn serve_peer(stream: UnixStream, bus: Option<String>) {
+    if let Err(error) = relay(stream, bus).await {
+        tracing::warn!(%error, "an asker-socket peer failed");
+    }
+}
+
+async fn relay(stream: UnixStream, bus: Option<String>) -> zbus::Result<()> {
+    let upstream = match &bus {
+        Some(address) => Builder::address(address.as_str())?,
+        None => Builder::session()?,
+    }
+    .build()
+    .await?;
+    let shared = Arc::new(Upstream {
+        conn: upstream.clone(),
+    });
+    let peer = Builder::unix_stream(stream)
+        .server(Guid::generate())?
+        .p2p()
+        .auth_mechanism(AuthMechanism::Anonymous)
+        .serve_at(BROKER_PATH, AskerBroker::new(shared))?
+        .build()
+        .await?;
+    tracing::debug!(upstream = ?upstream.unique_name(), "an asker-socket peer connected");
+
+    // Only the broker's own Response signals, to this peer's sessions.
+    let rule = MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .sender(BUS_NAME)?
+        .interface("dev.elicitd.Request1")?
+        .member("Response")?
+        .path_namespace(SESSION_PREFIX)?
+        .build();
+    let mut responses = MessageStream::for_match_rule(rule, &upstream, Some(256)).await?;
+    loop {
+        tokio::select! {
+            () = peer.closed() => break,
+            message = responses.next() => {
+                let Some(Ok(message)) = message else { break };
+                let header = message.header();
+                let Some(path) = header.path() else { continue };
+                let Ok((action, content, details)) = message.body().deserialize::<(String, String, Dict)>() else {
+                    continue;
+                };
+                peer.emit_signal(
+                    None::<()>,
+                    path,
+                    "dev.elicitd.Request1",
+                    "Response",
+                    &(action, content, details),
+                )
+                .await?;
+            }
+        }
+    }
+    tracing::debug!(upstream = ?upstream.unique_name(), "an asker-socket peer left");
+    upstream.close().await
+}
