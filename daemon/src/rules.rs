@@ -86,15 +86,22 @@ impl Rules {
         })
     }
 
-    /// Remembers `answer` for `server` (and below `cwd`, when given).
-    pub fn remember(&self, server: &str, cwd: Option<&str>, answer: &Answer) -> Result<u64, Error> {
+    /// Remembers `answer` for `server` (and below `cwd`, when given), bound
+    /// to the executable the proxy verified when there is one.
+    pub fn remember(
+        &self,
+        server: &str,
+        exe: Option<&str>,
+        cwd: Option<&str>,
+        answer: &Answer,
+    ) -> Result<u64, Error> {
         let verdict = match answer.action {
             ElicitationAction::Accept => Verdict::Accept(answer.content.clone().unwrap_or_default()),
             ElicitationAction::Decline => Verdict::Decline,
             _ => Verdict::Cancel,
         };
         self.remembered
-            .remember(server, cwd, verdict)
+            .remember_for(server, exe, cwd, verdict)
             .map_err(policy_error)
     }
 
