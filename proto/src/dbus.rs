@@ -314,3 +314,24 @@ pub async fn check_from_broker(
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_origin_survives_the_bus_with_what_the_proxy_verified() {
+        let origin = Origin {
+            host: Some("host".into()),
+            server: Some("deployer".into()),
+            command: Some("deployer --stdio".into()),
+            cwd: Some("/src".into()),
+            verified_exe: Some("/usr/local/bin/deployer".into()),
+            verified_args: Some(vec!["--stdio".into(), "two words".into()]),
+            pid: Some(7),
+            ..Origin::default()
+        };
+        assert_eq!(Origin::from_dict(&origin.to_dict()), origin);
+        assert_eq!(Origin::from_dict(&Origin::default().to_dict()), Origin::default());
+    }
+}

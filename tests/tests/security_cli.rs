@@ -373,7 +373,15 @@ async fn answer_takes_values_from_a_file_or_stdin_and_warns_about_argv() {
         "{}",
         stderr(&missing)
     );
-    assert_eq!(pending_ids(&bus).await, [id.clone()]);
+    assert_eq!(pending_ids(&bus).await, std::slice::from_ref(&id));
+    let not_json = elicit(&bus, &["answer", &id, "--accept-file", "-"], Some("name: Ada")).await;
+    assert_eq!(not_json.status.code(), Some(1));
+    assert!(
+        stderr(&not_json).contains("standard input is not JSON"),
+        "{}",
+        stderr(&not_json)
+    );
+    assert_eq!(pending_ids(&bus).await, std::slice::from_ref(&id));
 
     // The command line still works, with a warning.
     let answered = elicit(&bus, &["answer", &id, "--accept", r#"{"name": "Linus"}"#], None).await;

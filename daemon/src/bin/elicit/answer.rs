@@ -44,6 +44,14 @@ pub async fn answer(args: AnswerArgs, bus: Option<&str>) -> anyhow::Result<ExitC
     // form where it was.
     let (action, content) = if let Some(path) = &args.accept_file {
         let text = read_capped(path, Limits::default().max_answer_bytes)?;
+        if let Err(error) = serde_json::from_str::<serde_json::Value>(&text) {
+            let name = if path.as_os_str() == "-" {
+                "standard input".to_owned()
+            } else {
+                path.display().to_string()
+            };
+            anyhow::bail!("{name} is not JSON: {error}");
+        }
         ("accept", text)
     } else if let Some(content) = args.accept {
         esay!(
