@@ -28,6 +28,15 @@ pub fn json_final(document: &str) {
     let _ = writeln!(stdout, "{}", json_safe(document)).and_then(|()| stdout.flush());
 }
 
+/// Prints one line of text for people, escaped, ignoring a reader that
+/// went away: for a command that must go on to stop what it started
+/// (`elicit demo`), which exiting here would leave running.
+pub fn note(line: fmt::Arguments<'_>) {
+    let line = escape_controls(&line.to_string()).into_owned();
+    let mut stdout = io::stdout().lock();
+    let _ = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
+}
+
 /// Prints one line of text to standard error, escaped; a closed standard
 /// error is not worth a panic.
 pub fn error(line: fmt::Arguments<'_>) {
