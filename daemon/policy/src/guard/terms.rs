@@ -47,6 +47,11 @@ const TERMS: &[&str] = &[
     "one time password",
     "verification code",
     "authentication code",
+    "authenticator code",
+    "sms code",
+    "code we sent",
+    "code we texted",
+    "code we emailed",
     "auth code",
     "security code",
     "recovery code",
@@ -382,6 +387,31 @@ const PREPOSITIONS: &[&str] = &[
 /// How many words may stand between such a preposition and the term.
 const HEAD_REACH: usize = 4;
 
+/// "the secret is stored in Vault": a term that is the subject of one of
+/// these verbs is spoken about, not asked for.
+const LINKING: &[&str] = &["is", "are", "was", "were", "gets", "will", "be"];
+const PARTICIPLES: &[&str] = &[
+    "stored",
+    "kept",
+    "saved",
+    "located",
+    "generated",
+    "rotated",
+    "expired",
+    "expiring",
+    "used",
+    "created",
+    "mounted",
+    "managed",
+    "found",
+    "reset",
+    "changed",
+    "revoked",
+];
+
+/// "How long …", "how many …": a question about a quantity of the term.
+const QUANTITY: &[(&str, &[&str])] = &[("how", &["long", "many", "much", "often"])];
+
 /// What may follow or precede a run-together term harmlessly: its policy,
 /// hint, length, strength, count; at most so many tokens.
 const RUN_TOGETHER_AFTER: &[&str] = &[
@@ -425,6 +455,9 @@ pub(crate) struct Lexicon {
     before: HashSet<String>,
     heads: HashSet<String>,
     prepositions: HashSet<String>,
+    linking: HashSet<String>,
+    participles: HashSet<String>,
+    quantity: Vec<(String, HashSet<String>)>,
     run_after: Vec<String>,
     run_before: Vec<String>,
 }
@@ -442,6 +475,12 @@ pub(crate) static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
         before: set(HARMLESS_BEFORE),
         heads: set(HEADS),
         prepositions: set(PREPOSITIONS),
+        linking: set(LINKING),
+        participles: set(PARTICIPLES),
+        quantity: QUANTITY
+            .iter()
+            .map(|(first, next)| (compact(first), set(next)))
+            .collect(),
         run_after: RUN_TOGETHER_AFTER.iter().map(|w| compact(w)).collect(),
         run_before: RUN_TOGETHER_BEFORE.iter().map(|w| compact(w)).collect(),
     }
@@ -513,6 +552,19 @@ impl Lexicon {
             return true;
         }
         if start > 0 && at(start - 1).is_some_and(|w| self.before.contains(w)) {
+            return true;
+        }
+        let linked = at(end).is_some_and(|w| self.linking.contains(w))
+            && (end + 1..=end + 2).any(|i| at(i).is_some_and(|w| self.participles.contains(w)));
+        if linked {
+            return true;
+        }
+        let asks_quantity = (start.saturating_sub(2 * HEAD_REACH)..start).any(|i| {
+            self.quantity.iter().any(|(first, next)| {
+                at(i) == Some(first.as_str()) && at(i + 1).is_some_and(|w| next.contains(w))
+            })
+        });
+        if asks_quantity {
             return true;
         }
         (1..=HEAD_REACH).any(|distance| {
