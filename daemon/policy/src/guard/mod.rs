@@ -13,6 +13,7 @@
 //! nothing (`value`, `input`), the form's message is judged for it too.
 
 mod fold;
+mod lists;
 mod terms;
 
 use elicit_proto::{Elicitation, Field, FieldKind, Mode, TextFormat};
