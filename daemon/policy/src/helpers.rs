@@ -48,33 +48,10 @@ fn verdict(name: &str, reason: Option<ImmutableString>, content: Option<Map>) ->
 /// but letters and digits and at camelCase humps, so that `apiKey`,
 /// `api_key`, `API-Key` and "API key" all give `["api", "key"]`.
 pub(crate) fn words(text: &str) -> Array {
-    let mut out = Array::new();
-    let mut word = String::new();
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
-            flush(&mut word, &mut out);
-            continue;
-        }
-        let prev = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
-        let next = chars.get(i + 1).copied();
-        let hump = c.is_uppercase()
-            && prev.is_some_and(|p| {
-                p.is_lowercase() || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
-            });
-        if hump {
-            flush(&mut word, &mut out);
-        }
-        word.extend(c.to_lowercase());
-    }
-    flush(&mut word, &mut out);
-    out
-}
-
-fn flush(word: &mut String, out: &mut Array) {
-    if !word.is_empty() {
-        out.push(Dynamic::from(ImmutableString::from(std::mem::take(word))));
-    }
+    crate::guard::split(text)
+        .into_iter()
+        .map(|word| Dynamic::from(ImmutableString::from(word.to_lowercase())))
+        .collect()
 }
 
 /// The index of the first item of `array`, at or after `start`, that is a

@@ -19,6 +19,7 @@ mod terms;
 use elicit_proto::{Elicitation, Field, FieldKind, Mode, TextFormat};
 use serde_json::Value;
 
+pub(crate) use fold::split;
 use fold::{Folded, fold};
 use terms::LEXICON;
 
