@@ -41,6 +41,10 @@ pub struct PolicyConfig {
     /// `/etc/elicitd/rules.d`, `$XDG_CONFIG_HOME/elicitd/rules.d`. The
     /// built-in defaults always apply first.
     pub rules_dirs: Option<Vec<std::path::PathBuf>>,
+    /// The built-in secret guard, which declines forms that ask for a
+    /// secret before any rule or remembered choice runs; off only when
+    /// switched off here (or with the whole policy, `enabled = false`).
+    pub secret_guard: bool,
 }
 
 impl Default for PolicyConfig {
@@ -48,6 +52,7 @@ impl Default for PolicyConfig {
         PolicyConfig {
             enabled: true,
             rules_dirs: None,
+            secret_guard: true,
         }
     }
 }

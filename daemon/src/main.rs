@@ -86,6 +86,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             dirs,
             config.limits.clone(),
             store.remembered()?,
+            config.policy.secret_guard,
         )?))
     } else {
         None

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use elicit_proto::dbus::Origin;
 use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, Limits};
-use elicitd_policy::{Budget, Policy, PolicyWatcher, Remembered, RememberedChoice, Verdict};
+use elicitd_policy::{Budget, Policy, PolicyWatcher, Remembered, RememberedChoice, SecretGuard, Verdict};
 
 /// A decision that spares the human.
 #[derive(Debug, Clone)]
@@ -37,9 +37,24 @@ fn policy_error(error: elicitd_policy::PolicyError) -> Error {
 
 impl Rules {
     /// Loads the rules of `dirs` (the built-in defaults always come first)
-    /// and watches them; remembered choices live in `tree`.
-    pub fn start(dirs: Vec<PathBuf>, limits: Limits, tree: sled::Tree) -> Result<Rules, Error> {
-        let watcher = PolicyWatcher::start_with(dirs, Budget::default(), limits).map_err(policy_error)?;
+    /// and watches them; remembered choices live in `tree`. The built-in
+    /// secret guard runs before them all unless `secret_guard` is false.
+    pub fn start(
+        dirs: Vec<PathBuf>,
+        limits: Limits,
+        tree: sled::Tree,
+        secret_guard: bool,
+    ) -> Result<Rules, Error> {
+        let guard = if secret_guard {
+            SecretGuard::On
+        } else {
+            tracing::warn!(
+                "the secret guard is switched off: forms that ask for secrets reach the rules and the human"
+            );
+            SecretGuard::Off
+        };
+        let watcher =
+            PolicyWatcher::start_guarded(dirs, Budget::default(), limits, guard).map_err(policy_error)?;
         for (file, problem) in watcher.current().problems() {
             tracing::warn!(file = %file.display(), %problem, "a rules file was skipped");
         }
@@ -71,15 +86,22 @@ impl Rules {
         })
     }
 
-    /// Remembers `answer` for `server` (and below `cwd`, when given).
-    pub fn remember(&self, server: &str, cwd: Option<&str>, answer: &Answer) -> Result<u64, Error> {
+    /// Remembers `answer` for `server` (and below `cwd`, when given), bound
+    /// to the executable the proxy verified when there is one.
+    pub fn remember(
+        &self,
+        server: &str,
+        exe: Option<&str>,
+        cwd: Option<&str>,
+        answer: &Answer,
+    ) -> Result<u64, Error> {
         let verdict = match answer.action {
             ElicitationAction::Accept => Verdict::Accept(answer.content.clone().unwrap_or_default()),
             ElicitationAction::Decline => Verdict::Decline,
             _ => Verdict::Cancel,
         };
         self.remembered
-            .remember(server, cwd, verdict)
+            .remember_for(server, exe, cwd, verdict)
             .map_err(policy_error)
     }
 

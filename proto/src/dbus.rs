@@ -48,10 +48,18 @@ pub struct Origin {
     pub server: Option<String>,
     /// The server's version.
     pub server_version: Option<String>,
-    /// The command line the proxy fronts.
+    /// The command line the proxy fronts, as the client says.
     pub command: Option<String>,
-    /// The working directory of the client.
+    /// The working directory of the client, as the client says.
     pub cwd: Option<String>,
+    /// The executable `elicit proxy` resolved and started (a `PATH`
+    /// lookup, symlinks resolved): what the proxy knows, where `server` is
+    /// only what the MCP server calls itself. Set by the proxy, which the
+    /// server cannot influence; another same-uid client could still claim
+    /// any value, as it could run any program.
+    pub verified_exe: Option<String>,
+    /// The arguments the proxy started `verified_exe` with.
+    pub verified_args: Option<Vec<String>>,
     /// The pid the client claims.
     pub pid: Option<u32>,
     /// The pid of the bus connection, as the bus daemon reports it.
@@ -75,6 +83,7 @@ impl Origin {
             ("server-version", &self.server_version),
             ("command", &self.command),
             ("cwd", &self.cwd),
+            ("verified-exe", &self.verified_exe),
         ];
         for (key, value) in strings {
             if let Some(value) = value {
@@ -82,6 +91,12 @@ impl Origin {
                     key.into(),
                     OwnedValue::from(zbus::zvariant::Str::from(value.clone())),
                 );
+            }
+        }
+        if let Some(args) = &self.verified_args {
+            let array = zbus::zvariant::Array::from(args.clone());
+            if let Ok(value) = OwnedValue::try_from(Value::Array(array)) {
+                dict.insert("verified-args".into(), value);
             }
         }
         let numbers = [
@@ -109,6 +124,8 @@ impl Origin {
             server_version: dict_str(dict, "server-version"),
             command: dict_str(dict, "command"),
             cwd: dict_str(dict, "cwd"),
+            verified_exe: dict_str(dict, "verified-exe"),
+            verified_args: dict_strings(dict, "verified-args"),
             pid: dict_u32(dict, "pid"),
             caller_pid: dict_u32(dict, "caller-pid"),
             caller_uid: dict_u32(dict, "caller-uid"),
@@ -305,5 +322,26 @@ pub async fn check_from_broker(
         _ => Err(zbus::fdo::Error::AccessDenied(
             "only elicitd may call this".into(),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_origin_survives_the_bus_with_what_the_proxy_verified() {
+        let origin = Origin {
+            host: Some("host".into()),
+            server: Some("deployer".into()),
+            command: Some("deployer --stdio".into()),
+            cwd: Some("/src".into()),
+            verified_exe: Some("/usr/local/bin/deployer".into()),
+            verified_args: Some(vec!["--stdio".into(), "two words".into()]),
+            pid: Some(7),
+            ..Origin::default()
+        };
+        assert_eq!(Origin::from_dict(&origin.to_dict()), origin);
+        assert_eq!(Origin::from_dict(&Origin::default().to_dict()), Origin::default());
     }
 }

@@ -7,7 +7,8 @@
 //! * [`validate_answer`] — an answer checked against its request, with errors
 //!   per field;
 //! * [`Limits`] — the size limits every check applies;
-//! * [`Error`] — the one error type that maps to D-Bus and JSON-RPC errors.
+//! * [`Error`] — the one error type that maps to D-Bus and JSON-RPC errors;
+//! * [`text`] — text from outside made safe to print on a terminal.
 
 mod answer;
 pub mod dbus;
@@ -20,6 +21,7 @@ mod limits;
 mod pattern;
 mod request;
 mod schema;
+pub mod text;
 
 pub use answer::{Answer, FieldError, validate_answer};
 pub use error::{Error, JsonRpcCode, Location, SchemaError, SchemaErrors};

@@ -74,11 +74,11 @@ async fn rules_decide_and_history_names_the_rule() {
         .await
         .expect("outcome");
     assert_eq!(outcome.action, "decline");
-    assert_eq!(outcome.answered_by, "50-elicitd-defaults.rhai: secret-guard");
+    assert_eq!(outcome.answered_by, "built-in: secret-guard");
 
     // History is written when the owner's acknowledgement (sent without
     // awaiting its reply) arrives.
-    let wanted = ["10-ci.rhai: no-ci-bot", "50-elicitd-defaults.rhai: secret-guard"];
+    let wanted = ["10-ci.rhai: no-ci-bot", "built-in: secret-guard"];
     eventually("both rules in history", || async {
         let records = history(&bus).await;
         let by: Vec<&str> = records.iter().filter_map(|r| r["answered_by"].as_str()).collect();

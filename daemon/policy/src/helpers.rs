@@ -1,7 +1,7 @@
 //! The functions rules call: verdicts, and small text and path tests.
 
 use std::net::IpAddr;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
 
@@ -48,33 +48,10 @@ fn verdict(name: &str, reason: Option<ImmutableString>, content: Option<Map>) ->
 /// but letters and digits and at camelCase humps, so that `apiKey`,
 /// `api_key`, `API-Key` and "API key" all give `["api", "key"]`.
 pub(crate) fn words(text: &str) -> Array {
-    let mut out = Array::new();
-    let mut word = String::new();
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
-            flush(&mut word, &mut out);
-            continue;
-        }
-        let prev = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
-        let next = chars.get(i + 1).copied();
-        let hump = c.is_uppercase()
-            && prev.is_some_and(|p| {
-                p.is_lowercase() || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
-            });
-        if hump {
-            flush(&mut word, &mut out);
-        }
-        word.extend(c.to_lowercase());
-    }
-    flush(&mut word, &mut out);
-    out
-}
-
-fn flush(word: &mut String, out: &mut Array) {
-    if !word.is_empty() {
-        out.push(Dynamic::from(ImmutableString::from(std::mem::take(word))));
-    }
+    crate::guard::split(text)
+        .into_iter()
+        .map(|word| Dynamic::from(ImmutableString::from(word.to_lowercase())))
+        .collect()
 }
 
 /// The index of the first item of `array`, at or after `start`, that is a
@@ -95,9 +72,37 @@ pub(crate) fn index_of_key(array: &mut Array, map: Map, start: i64) -> i64 {
 }
 
 /// Whether `path` is `dir` or lies below it, compared by whole components
-/// (`/src/app2` is not within `/src/app`).
+/// (`/src/app2` is not within `/src/app`) after both are normalised
+/// ([`normalise`]): `/home/me/src/shop/../../../../tmp` is `/tmp`, not a
+/// directory of the shop. A relative path (or directory) is within nothing:
+/// relative to what, the client alone would know.
 pub(crate) fn is_within(path: &str, dir: &str) -> bool {
-    Path::new(path).starts_with(Path::new(dir))
+    match (normalise(path), normalise(dir)) {
+        (Some(path), Some(dir)) => path.starts_with(dir),
+        _ => false,
+    }
+}
+
+/// An absolute path with `.`, `..` and repeated slashes resolved by text
+/// alone (the daemon cannot look at the client's file system, and must not
+/// follow its symlinks); `None` for a relative path. `..` at the root stays
+/// at the root, as the kernel has it.
+pub(crate) fn normalise(path: &str) -> Option<PathBuf> {
+    let path = Path::new(path);
+    if !path.is_absolute() {
+        return None;
+    }
+    let mut out = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            Component::Normal(part) => out.push(part),
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    Some(out)
 }
 
 /// Whether a URL host names this machine: `localhost` or a loopback address
@@ -150,6 +155,23 @@ mod tests {
         assert!(is_within("/src/app/sub", "/src/app"));
         assert!(is_within("/src/app", "/src/app/"));
         assert!(!is_within("/src/app2", "/src/app"));
+    }
+
+    #[test]
+    fn within_normalises_and_refuses_relative_paths() {
+        assert!(!is_within(
+            "/home/me/src/shop/../../../../tmp",
+            "/home/me/src/shop"
+        ));
+        assert!(!is_within("/home/me/src/shop/..", "/home/me/src/shop"));
+        assert!(is_within("/home/me/src/shop/./sub/../x", "/home/me/src/shop"));
+        assert!(is_within("//home///me/src/shop//x", "/home/me/src/shop"));
+        assert!(is_within("/home/me/src/shop/x", "/home/me/src/other/../shop"));
+        assert!(!is_within("/../../etc", "/home"));
+        assert!(!is_within("shop/x", "shop"));
+        assert!(!is_within("/home/me/src/shop/x", "src/shop"));
+        assert!(!is_within("", "/"));
+        assert_eq!(normalise("/a/b/../../../c/."), Some(PathBuf::from("/c")));
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //! * [`PolicyWatcher`] — reloads the rules when their directories change;
 //! * [`Remembered`] — "always, for this server" choices, applied before the
 //!   rules;
-//! * [`Budget`] — what a rule may spend before it counts as failed.
+//! * [`Budget`] — what a rule may spend before it counts as failed;
+//! * [`SecretGuard`] — the built-in guard that declines forms asking for
+//!   secrets, before remembered choices and rules, whatever they do.
 //!
 //! Every call is synchronous and may run a script for up to the budget's
 //! time; an async caller runs it on a blocking thread.
@@ -20,6 +22,7 @@
 
 mod budget;
 mod error;
+mod guard;
 mod helpers;
 mod outcome;
 mod policy;
@@ -32,6 +35,7 @@ mod watch;
 
 pub use budget::Budget;
 pub use error::PolicyError;
+pub use guard::SecretGuard;
 pub use policy::Policy;
 pub use remember::{Remembered, RememberedChoice};
 pub use verdict::{Decision, Verdict};

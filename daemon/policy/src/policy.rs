@@ -9,6 +9,7 @@ use rhai::{AST, Engine};
 
 use crate::budget::Budget;
 use crate::error::PolicyError;
+use crate::guard::{self, SecretGuard};
 use crate::remember::Remembered;
 use crate::sandbox::{self, Rule};
 use crate::sources::{self, BUILTIN_NAME, RuleFile};
@@ -39,6 +40,7 @@ pub struct Policy {
     problems: Vec<(PathBuf, String)>,
     budget: Budget,
     limits: Limits,
+    secret_guard: SecretGuard,
 }
 
 impl std::fmt::Debug for Policy {
@@ -47,6 +49,7 @@ impl std::fmt::Debug for Policy {
             .field("files", &self.files())
             .field("problems", &self.problems)
             .field("budget", &self.budget)
+            .field("secret_guard", &self.secret_guard)
             .finish_non_exhaustive()
     }
 }
@@ -86,7 +89,20 @@ impl Policy {
             problems,
             budget,
             limits,
+            secret_guard: SecretGuard::On,
         })
+    }
+
+    /// This policy with the built-in secret guard on or off (it is on
+    /// unless switched off here).
+    pub fn with_secret_guard(mut self, secret_guard: SecretGuard) -> Policy {
+        self.secret_guard = secret_guard;
+        self
+    }
+
+    /// Whether the built-in secret guard runs.
+    pub fn secret_guard(&self) -> SecretGuard {
+        self.secret_guard
     }
 
     /// The standard rules directories, lowest precedence first.
@@ -134,11 +150,33 @@ impl Policy {
             .collect()
     }
 
-    /// Decides a request by the rules alone. Never fails: a rule that
-    /// errors, runs out of budget, returns something that is not a verdict
-    /// or accepts with content that does not fit the form makes the
-    /// decision "ask the human", and no later rule runs.
+    /// Decides a request by the secret guard, then the rules. Never fails:
+    /// a rule that errors, runs out of budget, returns something that is
+    /// not a verdict or accepts with content that does not fit the form
+    /// makes the decision "ask the human", and no later rule runs. The
+    /// secret guard has spoken before any rule runs, so no rule can keep
+    /// it from declining.
     pub fn decide(&self, request: &Elicitation, origin: &Origin, session: &str) -> Decision {
+        if let Some(decision) = self.guard(request) {
+            return decision;
+        }
+        self.decide_by_rules(request, origin, session)
+    }
+
+    /// The secret guard's decline, when it is on and the form asks for a
+    /// secret.
+    fn guard(&self, request: &Elicitation) -> Option<Decision> {
+        if self.secret_guard == SecretGuard::Off {
+            return None;
+        }
+        guard::inspect(request).map(|reason| Decision {
+            verdict: Verdict::Decline,
+            decided_by: guard::DECIDED_BY.to_owned(),
+            reason: Some(reason),
+        })
+    }
+
+    fn decide_by_rules(&self, request: &Elicitation, origin: &Origin, session: &str) -> Decision {
         let started = Instant::now();
         let request_view = view::request(request);
         let origin_view = view::origin(origin, session);
@@ -173,8 +211,8 @@ impl Policy {
         Decision::default_ask()
     }
 
-    /// Decides a request: a remembered choice for its server (and
-    /// directory) first, then the rules. A remembered accept applies only to
+    /// Decides a request: the secret guard first, then a remembered choice
+    /// for its server (and directory), then the rules. A remembered accept applies only to
     /// a form it answers in full (every field given, all of it valid), so
     /// "always accept" remembered for a confirmation never skips a form
     /// with fields; otherwise the rules decide.
@@ -185,6 +223,9 @@ impl Policy {
         origin: &Origin,
         session: &str,
     ) -> Decision {
+        if let Some(decision) = self.guard(request) {
+            return decision;
+        }
         match remembered.lookup(origin) {
             Ok(Some(choice)) => match outcome::check_remembered(&choice.verdict, request, &self.limits) {
                 Ok(()) => {
@@ -201,7 +242,7 @@ impl Policy {
             Ok(None) => {}
             Err(error) => tracing::error!(%error, "cannot read remembered choices; the rules decide"),
         }
-        self.decide(request, origin, session)
+        self.decide_by_rules(request, origin, session)
     }
 
     fn failed(&self, decided_by: String, error: String) -> Decision {

@@ -22,6 +22,11 @@ pub struct RememberedChoice {
     pub id: u64,
     /// The server it applies to, as its origin names it.
     pub server: String,
+    /// When set, it applies only to origins whose executable the proxy
+    /// verified to be this one: a server that merely calls itself
+    /// `server` does not get it.
+    #[serde(default)]
+    pub exe: Option<String>,
     /// When set, it applies only to clients working in this directory or
     /// below it.
     pub cwd: Option<String>,
@@ -34,20 +39,25 @@ pub struct RememberedChoice {
 impl RememberedChoice {
     /// A sentence for history and listings.
     pub fn describe(&self) -> String {
+        let server = match &self.exe {
+            Some(exe) => format!("{} ({exe})", self.server),
+            None => self.server.clone(),
+        };
         match &self.cwd {
-            Some(cwd) => format!("always {} for {} in {cwd}", self.verdict.name(), self.server),
-            None => format!("always {} for {}", self.verdict.name(), self.server),
+            Some(cwd) => format!("always {} for {server} in {cwd}", self.verdict.name()),
+            None => format!("always {} for {server}", self.verdict.name()),
         }
     }
 
     fn applies_to(&self, origin: &Origin) -> bool {
         let server = origin.server.as_deref() == Some(self.server.as_str());
+        let exe = self.exe.is_none() || self.exe == origin.verified_exe;
         let place = match (&self.cwd, &origin.cwd) {
             (None, _) => true,
             (Some(dir), Some(cwd)) => is_within(cwd, dir),
             (Some(_), None) => false,
         };
-        server && place
+        server && exe && place
     }
 }
 
@@ -66,6 +76,19 @@ impl Remembered {
     /// Remembers `verdict` for `server`, in `cwd` and below when given;
     /// returns the new choice's id.
     pub fn remember(&self, server: &str, cwd: Option<&str>, verdict: Verdict) -> Result<u64, PolicyError> {
+        self.remember_for(server, None, cwd, verdict)
+    }
+
+    /// As [`Remembered::remember`], bound also to the executable the proxy
+    /// verified (`origin.verified_exe`) when `exe` is given, so that
+    /// another server naming itself `server` does not get the choice.
+    pub fn remember_for(
+        &self,
+        server: &str,
+        exe: Option<&str>,
+        cwd: Option<&str>,
+        verdict: Verdict,
+    ) -> Result<u64, PolicyError> {
         let id = self.next_id()?;
         let created_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -73,6 +96,7 @@ impl Remembered {
         let choice = RememberedChoice {
             id,
             server: server.to_owned(),
+            exe: exe.map(str::to_owned),
             cwd: cwd.map(str::to_owned),
             verdict,
             created_ms,
@@ -113,7 +137,10 @@ impl Remembered {
             .list()?
             .into_iter()
             .filter(|choice| choice.applies_to(origin))
-            .max_by_key(|choice| (choice.cwd.as_ref().map_or(0, |dir| dir.len() + 1), choice.id));
+            .max_by_key(|choice| {
+                let depth = choice.cwd.as_ref().map_or(0, |dir| dir.len() + 1);
+                (depth, choice.exe.is_some(), choice.id)
+            });
         Ok(best)
     }
 

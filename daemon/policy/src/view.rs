@@ -80,8 +80,10 @@ fn field(field: &Field, raw: &Value) -> Dynamic {
 }
 
 /// `origin`: `host`, `host_version`, `server`, `server_version`, `command`,
-/// `cwd`, `pid`, `caller_pid`, `caller_uid`, `remote` (asked through the
-/// asker socket), `session`.
+/// `cwd`, `pid` (what the client says), `verified_exe`, `verified_args` (what
+/// the proxy found and started), `caller_pid`, `caller_uid` (what the bus
+/// verified), `remote` (asked through the asker socket, set by the daemon),
+/// `session`.
 pub(crate) fn origin(origin: &Origin, session: &str) -> Dynamic {
     let mut map = Map::new();
     let strings = [
@@ -91,6 +93,7 @@ pub(crate) fn origin(origin: &Origin, session: &str) -> Dynamic {
         ("server_version", &origin.server_version),
         ("command", &origin.command),
         ("cwd", &origin.cwd),
+        ("verified_exe", &origin.verified_exe),
     ];
     for (key, value) in strings {
         map.insert(key.into(), value.as_deref().map_or(Dynamic::UNIT, text));
@@ -107,6 +110,10 @@ pub(crate) fn origin(origin: &Origin, session: &str) -> Dynamic {
         );
     }
     map.insert("remote".into(), Dynamic::from_bool(origin.remote));
+    let args = origin.verified_args.as_ref().map_or(Dynamic::UNIT, |args| {
+        Dynamic::from_array(args.iter().map(|arg| text(arg)).collect())
+    });
+    map.insert("verified_args".into(), args);
     map.insert("session".into(), text(session));
     Dynamic::from_map(map)
 }

@@ -13,6 +13,7 @@ use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::budget::Budget;
 use crate::error::PolicyError;
+use crate::guard::SecretGuard;
 use crate::policy::Policy;
 
 /// Editors and package managers write a file in several steps; the reload
@@ -45,6 +46,17 @@ impl PolicyWatcher {
 
     /// As [`PolicyWatcher::start`], with explicit limits.
     pub fn start_with(dirs: Vec<PathBuf>, budget: Budget, limits: Limits) -> Result<Self, PolicyError> {
+        Self::start_guarded(dirs, budget, limits, SecretGuard::On)
+    }
+
+    /// As [`PolicyWatcher::start_with`], with the built-in secret guard on
+    /// or off in every policy it loads.
+    pub fn start_guarded(
+        dirs: Vec<PathBuf>,
+        budget: Budget,
+        limits: Limits,
+        secret_guard: SecretGuard,
+    ) -> Result<Self, PolicyError> {
         let (sender, receiver) = mpsc::channel();
         let events = sender.clone();
         let mut watcher = notify::recommended_watcher(move |event| {
@@ -58,12 +70,14 @@ impl PolicyWatcher {
         // Watch before loading, so that no change falls between the two.
         let mut watched = BTreeSet::new();
         rewatch(&mut watcher, &dirs, &mut watched)?;
-        let policy = Policy::load_with(&dirs, budget.clone(), limits.clone())?;
+        let policy =
+            Policy::load_with(&dirs, budget.clone(), limits.clone())?.with_secret_guard(secret_guard);
         let current = Arc::new(ArcSwap::from_pointee(policy));
         let reloader = Reloader {
             dirs,
             budget,
             limits,
+            secret_guard,
             current: current.clone(),
             watcher,
             watched,
@@ -107,6 +121,7 @@ struct Reloader {
     dirs: Vec<PathBuf>,
     budget: Budget,
     limits: Limits,
+    secret_guard: SecretGuard,
     current: Arc<ArcSwap<Policy>>,
     watcher: RecommendedWatcher,
     watched: BTreeSet<PathBuf>,
@@ -130,6 +145,7 @@ impl Reloader {
             }
             match Policy::load_with(&self.dirs, self.budget.clone(), self.limits.clone()) {
                 Ok(policy) => {
+                    let policy = policy.with_secret_guard(self.secret_guard);
                     tracing::info!(problems = policy.problems().len(), "rules reloaded");
                     self.current.store(Arc::new(policy));
                 }

@@ -5,6 +5,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::{confirmation, form, origin, url_request};
+use elicit_proto::dbus::Origin;
 use elicitd_policy::{Policy, Verdict};
 use serde_json::json;
 
@@ -74,17 +75,32 @@ fn the_deploy_rule_accepts_only_in_its_project() {
     let (_dir, dirs) = only("20-deploy.rhai");
     let policy = Policy::load(&dirs).expect("loads");
     let request = form(json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}}));
-    let decision = policy.decide(&request, &origin("deployer", Some("/home/me/src/shop/web")), "s");
+    let proxied = |exe: &str, cwd: Option<&str>| Origin {
+        verified_exe: Some(exe.to_owned()),
+        ..origin("deployer", cwd)
+    };
+    let decision = policy.decide(
+        &request,
+        &proxied("/usr/local/bin/deployer", Some("/home/me/src/shop/web")),
+        "s",
+    );
     assert_eq!(decision.verdict, Verdict::Accept(json!({"confirm": true})));
     assert_eq!(decision.reason.as_deref(), Some("shop deploys are pre-approved"));
-    for (server, cwd) in [
-        ("deployer", Some("/home/me/src/shopping")),
-        ("deployer", None),
-        ("other", Some("/home/me/src/shop")),
+    for (exe, cwd) in [
+        ("/usr/local/bin/deployer", Some("/home/me/src/shopping")),
+        (
+            "/usr/local/bin/deployer",
+            Some("/home/me/src/shop/../../../../tmp"),
+        ),
+        ("/usr/local/bin/deployer", None),
+        ("/tmp/calls-itself-deployer", Some("/home/me/src/shop")),
     ] {
-        let decision = policy.decide(&request, &origin(server, cwd), "s");
-        assert_eq!(decision.verdict, Verdict::Ask, "{server} {cwd:?}");
+        let decision = policy.decide(&request, &proxied(exe, cwd), "s");
+        assert_eq!(decision.verdict, Verdict::Ask, "{exe} {cwd:?}");
     }
+    // The name alone, as any server may give it, is not enough.
+    let decision = policy.decide(&request, &origin("deployer", Some("/home/me/src/shop")), "s");
+    assert_eq!(decision.verdict, Verdict::Ask);
 }
 
 #[test]

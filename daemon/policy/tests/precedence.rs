@@ -4,7 +4,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{confirmation, decide, origin, text_field, write_rule};
+use common::{confirmation, decide, origin, text_field, url_request, write_rule};
 use elicitd_policy::{Policy, Verdict};
 
 fn dirs(dirs: &[&tempfile::TempDir]) -> Vec<PathBuf> {
@@ -68,18 +68,34 @@ fn files_run_in_name_order_and_rules_in_registration_order() {
 fn a_user_file_before_the_defaults_wins_over_them() {
     let dir = tempfile::tempdir().expect("tempdir");
     write_rule(dir.path(), "10-ci.rhai", r#"rule("ci", |r, o| cancel("CI"));"#);
-    let decision = decide(&dirs(&[&dir]), &text_field("password", None, None), "srv");
+    let decision = decide(&dirs(&[&dir]), &url_request("http://example.com/"), "srv");
     assert_eq!(decision.verdict, Verdict::Cancel);
     assert_eq!(decision.decided_by, "10-ci.rhai: ci");
+}
+
+#[test]
+fn no_user_file_comes_before_the_secret_guard() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_rule(
+        dir.path(),
+        "00-first.rhai",
+        r#"rule("ask-everything", |r, o| ask("me first"));"#,
+    );
+    let decision = decide(&dirs(&[&dir]), &text_field("password", None, None), "srv");
+    assert_eq!(decision.verdict, Verdict::Decline);
+    assert_eq!(decision.decided_by, "built-in: secret-guard");
 }
 
 #[test]
 fn an_empty_file_of_the_same_name_switches_the_defaults_off() {
     let dir = tempfile::tempdir().expect("tempdir");
     write_rule(dir.path(), "50-elicitd-defaults.rhai", "// off\n");
-    let decision = decide(&dirs(&[&dir]), &text_field("password", None, None), "srv");
+    let decision = decide(&dirs(&[&dir]), &url_request("http://example.com/"), "srv");
     assert_eq!(decision.verdict, Verdict::Ask);
     assert_eq!(decision.decided_by, "default");
+    // The secret guard is no rules file: only the configuration turns it off.
+    let decision = decide(&dirs(&[&dir]), &text_field("password", None, None), "srv");
+    assert_eq!(decision.verdict, Verdict::Decline);
 }
 
 #[test]
@@ -88,9 +104,9 @@ fn a_broken_override_leaves_the_file_it_would_replace() {
     let broken = write_rule(dir.path(), "50-elicitd-defaults.rhai", "rule(\"x\", |r, o| {");
     let policy = Policy::load(&dirs(&[&dir])).expect("loads");
     assert!(policy.problems().iter().any(|(path, _)| *path == broken));
-    let decision = policy.decide(&text_field("password", None, None), &origin("srv", None), "s");
+    let decision = policy.decide(&url_request("http://example.com/"), &origin("srv", None), "s");
     assert_eq!(decision.verdict, Verdict::Decline);
-    assert_eq!(decision.decided_by, "50-elicitd-defaults.rhai: secret-guard");
+    assert_eq!(decision.decided_by, "50-elicitd-defaults.rhai: url-scheme");
 }
 
 #[test]

@@ -105,7 +105,7 @@ fn a_remembered_accept_that_does_not_fit_leaves_it_to_the_rules() {
         "s",
     );
     assert_eq!(decision.verdict, Verdict::Decline);
-    assert_eq!(decision.decided_by, "50-elicitd-defaults.rhai: secret-guard");
+    assert_eq!(decision.decided_by, "built-in: secret-guard");
     // A remembered answer that gives every field applies.
     let id = store
         .remember("srv", None, Verdict::Accept(json!({"name": "Ada"})))

@@ -159,7 +159,7 @@ fn secret_asking_fields_are_declined() {
             missed.push(format!("{name} / {title:?} / {description:?}: {decision:?}"));
             continue;
         }
-        assert_eq!(decision.decided_by, "50-elicitd-defaults.rhai: secret-guard");
+        assert_eq!(decision.decided_by, "built-in: secret-guard");
         let reason = decision.reason.unwrap_or_default();
         assert!(
             reason.contains(&format!("\"{name}\"")) && reason.contains("secret"),

@@ -40,13 +40,16 @@ impl AskerBroker {
 #[zbus::interface(name = "dev.elicitd.Broker1")]
 impl AskerBroker {
     /// Opens a session whose origin is marked `remote`, whatever the peer
-    /// says.
+    /// says. What a proxy verified on another machine proves nothing here,
+    /// so a remote peer cannot claim a local executable that rules trust.
     async fn open_session(
         &self,
         mut origin: Dict,
         #[zbus(object_server)] server: &ObjectServer,
     ) -> Result<(OwnedObjectPath, String), Error> {
         origin.insert("remote".into(), OwnedValue::from(true));
+        origin.remove("verified-exe");
+        origin.remove("verified-args");
         let (path, token) = self
             .broker()
             .await?

@@ -302,7 +302,7 @@ impl Broker {
             ),
             _ => None,
         };
-        let choice = rules.remember(server, cwd, answer)?;
+        let choice = rules.remember(server, origin.verified_exe.as_deref(), cwd, answer)?;
         tracing::info!(form = id, choice, %server, "answer remembered");
         Ok(())
     }

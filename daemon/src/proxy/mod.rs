@@ -36,6 +36,7 @@ pub mod relay;
 pub mod rounds;
 pub mod state;
 pub mod stdio;
+pub mod verify;
 
 use std::time::Duration;
 

@@ -171,6 +171,11 @@ fn initial_origin(command: &[String]) -> Origin {
     Origin {
         server,
         command: Some(command.join(" ")),
+        verified_exe: command
+            .first()
+            .and_then(|program| super::verify::resolve_executable(program))
+            .map(|exe| exe.display().to_string()),
+        verified_args: Some(command.iter().skip(1).cloned().collect()),
         cwd: std::env::current_dir().ok().map(|d| d.display().to_string()),
         pid: Some(std::process::id()),
         ..Origin::default()

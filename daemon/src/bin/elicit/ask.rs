@@ -73,7 +73,7 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     {
         Ok(form) => form,
         Err(error) => {
-            eprintln!("elicit: the broker refused the request: {}", error.detail());
+            crate::out::esay!("elicit: the broker refused the request: {}", error.detail());
             return Ok(ExitCode::from(1));
         }
     };
@@ -82,7 +82,7 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     if let Some(content) = outcome.content {
         result["content"] = content;
     }
-    println!("{result}");
+    crate::out::json_final(&result.to_string());
     // The form is delivered; closing the session tidies the daemon up.
     let _ = session.close().await;
     Ok(match outcome.action.as_str() {

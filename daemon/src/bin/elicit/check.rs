@@ -34,7 +34,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         // Usage and I/O errors exit 2, unlike the other commands' errors.
         Err(error) => {
-            eprintln!("elicit: {error:#}");
+            crate::out::esay!("elicit: {error:#}");
             Ok(ExitCode::from(2))
         }
     }
@@ -59,7 +59,7 @@ fn check(args: Args, out: &mut Output) -> anyhow::Result<ExitCode> {
                     .iter()
                     .map(|e| json!({"location": e.location.to_string(), "rule": e.rule, "detail": e.detail}))
                     .collect();
-                outln!(out, "{}", json!({"valid": false, "errors": errors}));
+                out.json(&json!({"valid": false, "errors": errors}));
             } else {
                 outln!(
                     out,
@@ -88,7 +88,7 @@ fn check(args: Args, out: &mut Output) -> anyhow::Result<ExitCode> {
     let verdict = validate_answer(&request, &answer, &limits);
     if args.json {
         let errors = verdict.as_ref().err().cloned().unwrap_or_default();
-        outln!(out, "{}", json!({"valid": verdict.is_ok(), "errors": errors}));
+        out.json(&json!({"valid": verdict.is_ok(), "errors": errors}));
     } else {
         match &verdict {
             Ok(()) => outln!(out, "valid answer"),
@@ -115,16 +115,10 @@ fn check(args: Args, out: &mut Output) -> anyhow::Result<ExitCode> {
 fn print_request(out: &mut Output, request: &Elicitation, as_json: bool) {
     match (&request.mode, as_json) {
         (Mode::Form(form), true) => {
-            outln!(
-                out,
-                "{}",
-                json!({"valid": true, "mode": "form", "message": request.message, "fields": form.fields})
-            )
+            out.json(&json!({"valid": true, "mode": "form", "message": request.message, "fields": form.fields}))
         }
-        (Mode::Url { url, elicitation_id }, true) => outln!(
-            out,
-            "{}",
-            json!({"valid": true, "mode": "url", "message": request.message, "url": url.as_str(), "elicitationId": elicitation_id})
+        (Mode::Url { url, elicitation_id }, true) => out.json(
+            &json!({"valid": true, "mode": "url", "message": request.message, "url": url.as_str(), "elicitationId": elicitation_id}),
         ),
         (Mode::Form(form), false) => print_form(out, &request.message, form),
         (Mode::Url { url, .. }, false) => {

@@ -1,16 +1,20 @@
-//! `elicit list`, `watch`, `answer`, `history`, `status`: looking at and
-//! answering the queue from a terminal or a script.
+//! `elicit list`, `watch`, `history`, `status`: looking at the queue from
+//! a terminal or a script. Everything a server or client said is printed
+//! through [`crate::out`], escaped.
 
 use std::process::ExitCode;
 
 use anyhow::Context;
+use elicit_proto::Error;
 use elicit_proto::dbus::Broker1Proxy;
-use elicit_proto::{Error, FieldError};
 use elicitd::client::connect;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 
-async fn broker(bus: Option<&str>) -> anyhow::Result<Broker1Proxy<'static>> {
+use crate::out::{self, esay, say};
+
+/// The broker's proxy on the bus `bus` (the session bus by default).
+pub async fn broker(bus: Option<&str>) -> anyhow::Result<Broker1Proxy<'static>> {
     let conn = connect(bus).await.context("cannot reach the bus")?;
     Ok(Broker1Proxy::new(&conn).await?)
 }
@@ -28,11 +32,11 @@ pub async fn list(args: ListArgs, bus: Option<&str>) -> anyhow::Result<ExitCode>
     let text = broker(bus).await?.list_forms().await.map_err(Error::from_dbus)?;
     let forms: Vec<Value> = serde_json::from_str(&text)?;
     if args.json {
-        println!("{text}");
+        out::json(&text);
         return Ok(ExitCode::SUCCESS);
     }
     if forms.is_empty() {
-        println!("no pending forms");
+        say!("no pending forms");
     }
     for form in &forms {
         let origin = &form["origin"];
@@ -40,7 +44,7 @@ pub async fn list(args: ListArgs, bus: Option<&str>) -> anyhow::Result<ExitCode>
             .as_str()
             .or(origin["host"].as_str())
             .unwrap_or("?");
-        println!(
+        say!(
             "{:>6}  session {:<6} {:<10} {:>6}s  {}  {:?}",
             form["id"],
             form["session"].as_str().unwrap_or("?"),
@@ -67,19 +71,19 @@ pub async fn watch(args: WatchArgs, bus: Option<&str>) -> anyhow::Result<ExitCod
     let mut changes = broker.receive_form_changed().await?;
     // Tell a script the subscription is live before any event it causes.
     if args.json {
-        println!("{}", json!({"event": "watching"}));
+        out::json(&json!({"event": "watching"}).to_string());
     } else {
-        println!("watching form events");
+        say!("watching form events");
     }
     while let Some(change) = changes.next().await {
         let Ok(a) = change.args() else { continue };
         if args.json {
-            println!(
-                "{}",
-                json!({"event": "form", "form": a.form(), "session": a.session(), "state": a.state(), "reason": a.reason()})
+            out::json(
+                &json!({"event": "form", "form": a.form(), "session": a.session(), "state": a.state(), "reason": a.reason()})
+                    .to_string(),
             );
         } else {
-            println!(
+            say!(
                 "form {} (session {}): {} {}",
                 a.form(),
                 a.session(),
@@ -89,61 +93,6 @@ pub async fn watch(args: WatchArgs, bus: Option<&str>) -> anyhow::Result<ExitCod
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// `elicit answer` options.
-#[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("outcome").required(true).args(["accept", "decline", "cancel"])))]
-pub struct AnswerArgs {
-    /// The form id, as `elicit list` shows it.
-    form: String,
-    /// Accept with this content (a JSON object).
-    #[arg(long, value_name = "JSON")]
-    accept: Option<String>,
-    /// Decline.
-    #[arg(long)]
-    decline: bool,
-    /// Cancel.
-    #[arg(long)]
-    cancel: bool,
-}
-
-/// `elicit answer`: claim a form and answer it. Exit 1 with the per-field
-/// errors if the broker refuses the answer.
-pub async fn answer(args: AnswerArgs, bus: Option<&str>) -> anyhow::Result<ExitCode> {
-    let (action, content) = match (&args.accept, args.decline) {
-        (Some(content), _) => ("accept", content.as_str()),
-        (None, true) => ("decline", ""),
-        (None, false) => ("cancel", ""),
-    };
-    let broker = broker(bus).await?;
-    let claimed = broker.claim(&args.form).await.map_err(Error::from_dbus);
-    let (token, _request, _info) = match claimed {
-        Ok(claimed) => claimed,
-        Err(error) => {
-            eprintln!("elicit: cannot answer form {}: {}", args.form, error.detail());
-            return Ok(ExitCode::from(1));
-        }
-    };
-    match broker
-        .answer(&args.form, &token, action, content)
-        .await
-        .map_err(Error::from_dbus)
-    {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(Error::InvalidAnswer(errors)) => {
-            eprintln!("elicit: the answer does not fit form {}:", args.form);
-            let errors: Vec<FieldError> = serde_json::from_str(&errors).unwrap_or_default();
-            for error in errors {
-                eprintln!("  {error}");
-            }
-            Ok(ExitCode::from(1))
-        }
-        Err(error) => {
-            eprintln!("elicit: cannot answer form {}: {}", args.form, error.detail());
-            Ok(ExitCode::from(1))
-        }
-    }
 }
 
 /// `elicit history` options.
@@ -165,7 +114,7 @@ pub async fn history(args: HistoryArgs, bus: Option<&str>) -> anyhow::Result<Exi
         .await
         .map_err(Error::from_dbus)?;
     if args.json {
-        println!("{text}");
+        out::json(&text);
         return Ok(ExitCode::SUCCESS);
     }
     let records: Vec<Value> = serde_json::from_str(&text)?;
@@ -174,7 +123,7 @@ pub async fn history(args: HistoryArgs, bus: Option<&str>) -> anyhow::Result<Exi
             .as_str()
             .or(r["origin"]["host"].as_str())
             .unwrap_or("?");
-        println!(
+        say!(
             "{:>6}  {:<8} {:<14} {:<18} {}  {:?}",
             r["form"],
             r["outcome"].as_str().unwrap_or("?"),
@@ -193,13 +142,13 @@ pub async fn status(bus: Option<&str>) -> anyhow::Result<ExitCode> {
     let version = match broker.version().await {
         Ok(version) => version,
         Err(error) => {
-            eprintln!("elicitd is not reachable: {error}");
+            esay!("elicitd is not reachable: {error}");
             return Ok(ExitCode::from(1));
         }
     };
-    println!("elicitd {version}");
-    println!("pending forms: {}", broker.pending().await?);
-    println!("sessions:      {}", broker.sessions().await?);
-    println!("front-ends:    {}", broker.frontends().await?);
+    say!("elicitd {version}");
+    say!("pending forms: {}", broker.pending().await?);
+    say!("sessions:      {}", broker.sessions().await?);
+    say!("front-ends:    {}", broker.frontends().await?);
     Ok(ExitCode::SUCCESS)
 }

@@ -80,7 +80,7 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
         _ => {
             let (child, address) = start_bus(&dir)?;
             started.children.push(child);
-            println!("started a private session bus at {address}");
+            crate::out::note(format_args!("started a private session bus at {address}"));
             address
         }
     };
@@ -105,7 +105,7 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        println!("started elicitd with a temporary state directory");
+        crate::out::note(format_args!("started elicitd with a temporary state directory"));
     }
 
     let asking = tokio::spawn(submit_examples(conn.clone()));
@@ -126,7 +126,7 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
         () = ended_by_signal() => None,
     };
     asking.abort();
-    println!("demo over; everything it started is stopped");
+    crate::out::note(format_args!("demo over; everything it started is stopped"));
     drop(started);
     Ok(match status {
         Some(status) if status.success() => ExitCode::SUCCESS,

@@ -46,10 +46,20 @@ pub fn read_capped(path: &Path, limit: usize) -> anyhow::Result<String> {
 pub struct Output(String);
 
 impl Output {
-    /// Appends one line.
+    /// Appends one line of text for people, its control characters
+    /// escaped (see [`elicit_proto::text::escape_controls`]).
     pub fn line(&mut self, line: std::fmt::Arguments<'_>) {
-        use std::fmt::Write as _;
-        let _ = writeln!(self.0, "{line}");
+        let line = elicit_proto::text::escape_controls(&line.to_string()).into_owned();
+        self.0.push_str(&line);
+        self.0.push('\n');
+    }
+
+    /// Appends one JSON document as a line, its strings made safe for a
+    /// terminal (see [`elicit_proto::text::json_safe`]).
+    pub fn json(&mut self, document: &serde_json::Value) {
+        let text = document.to_string();
+        self.0.push_str(&elicit_proto::text::json_safe(&text));
+        self.0.push('\n');
     }
 
     /// Writes everything gathered; a reader that went away is not an error.

@@ -1,10 +1,12 @@
 //! `elicit`: the command-line side of elicitd.
 
+mod answer;
 mod ask;
 mod check;
 mod control;
 mod demo;
 mod input;
+mod out;
 mod policy;
 mod proxy;
 
@@ -42,8 +44,9 @@ enum Command {
     List(control::ListArgs),
     /// Print one line per form event.
     Watch(control::WatchArgs),
-    /// Answer a pending form from the command line.
-    Answer(control::AnswerArgs),
+    /// Answer a pending form from the command line (the content of an
+    /// accept from a file or standard input).
+    Answer(answer::AnswerArgs),
     /// Show finished forms (never their answers).
     History(control::HistoryArgs),
     /// Show whether elicitd runs, and its counts.
@@ -79,7 +82,7 @@ fn main() -> ExitCode {
                 Command::Ask(args) => ask::run(args, bus).await,
                 Command::List(args) => control::list(args, bus).await,
                 Command::Watch(args) => control::watch(args, bus).await,
-                Command::Answer(args) => control::answer(args, bus).await,
+                Command::Answer(args) => answer::answer(args, bus).await,
                 Command::History(args) => control::history(args, bus).await,
                 Command::Status => control::status(bus).await,
                 Command::Policy(command) => policy::run(command, bus).await,
@@ -93,7 +96,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("elicit: {error:#}");
+            out::esay!("elicit: {error:#}");
             ExitCode::from(1)
         }
     }
@@ -105,7 +108,7 @@ fn generate_docs(dir: &std::path::Path) -> ExitCode {
     match elicit_proto::docgen::generate(<Cli as clap::CommandFactory>::command(), dir) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("elicit: cannot write to {}: {error}", dir.display());
+            out::esay!("elicit: cannot write to {}: {error}", dir.display());
             ExitCode::from(2)
         }
     }

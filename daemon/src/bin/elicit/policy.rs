@@ -11,6 +11,7 @@ use elicitd_policy::{Policy, Verdict};
 use serde_json::json;
 
 use crate::input::read_capped;
+use crate::out::{self, esay, say};
 
 /// Try rules, lint them, and manage remembered choices.
 #[derive(Debug, clap::Subcommand)]
@@ -61,10 +62,10 @@ pub async fn run(command: Command, bus: Option<&str>) -> anyhow::Result<ExitCode
             let mut broken = 0;
             for (file, verdict) in Policy::check(&dirs_or_standard(rules_dirs)) {
                 match verdict {
-                    Ok(()) => println!("ok      {}", file.display()),
+                    Ok(()) => say!("ok      {}", file.display()),
                     Err(problem) => {
                         broken += 1;
-                        println!("broken  {}: {problem}", file.display());
+                        say!("broken  {}: {problem}", file.display());
                     }
                 }
             }
@@ -81,7 +82,7 @@ pub async fn run(command: Command, bus: Option<&str>) -> anyhow::Result<ExitCode
                 .list_remembered()
                 .await
                 .map_err(Error::from_dbus)?;
-            println!("{text}");
+            out::json(&text);
             Ok(ExitCode::SUCCESS)
         }
         Command::Forget { id } => {
@@ -94,7 +95,7 @@ pub async fn run(command: Command, bus: Option<&str>) -> anyhow::Result<ExitCode
             if forgot {
                 Ok(ExitCode::SUCCESS)
             } else {
-                eprintln!("elicit: no remembered choice {id}");
+                esay!("elicit: no remembered choice {id}");
                 Ok(ExitCode::from(1))
             }
         }
@@ -112,10 +113,7 @@ fn test(
     let request = match Elicitation::from_value(params, &limits) {
         Ok(request) => request,
         Err(errors) => {
-            println!(
-                "{}",
-                json!({"verdict": "invalid-request", "errors": errors.to_string()})
-            );
+            out::json(&json!({"verdict": "invalid-request", "errors": errors.to_string()}).to_string());
             return Ok(ExitCode::from(1));
         }
     };
@@ -128,21 +126,21 @@ fn test(
     };
     let policy = Policy::load(&dirs)?;
     for (file, problem) in policy.problems() {
-        eprintln!("elicit: skipped {}: {problem}", file.display());
+        esay!("elicit: skipped {}: {problem}", file.display());
     }
     let decision = policy.decide(&request, &origin, "policy-test");
     let content = match &decision.verdict {
         Verdict::Accept(content) if !content.is_null() => Some(content.clone()),
         _ => None,
     };
-    println!(
-        "{}",
-        json!({
+    out::json(
+        &json!({
             "verdict": decision.verdict.name(),
             "decided-by": decision.decided_by,
             "reason": decision.reason,
             "content": content,
         })
+        .to_string(),
     );
     Ok(ExitCode::SUCCESS)
 }
