@@ -8,6 +8,7 @@ sees what the proxy answered the server.
 """
 
 import json
+import signal
 import sys
 import time
 
@@ -74,5 +75,9 @@ for line in sys.stdin:
     elif message.get("method") == "tools/call":
         on_call(message)
 
+if STUBBORN:
+    # Ignores TERM too, as a server stuck in a system call may: only KILL
+    # ends it.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 while STUBBORN:
     time.sleep(3600)

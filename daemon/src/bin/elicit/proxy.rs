@@ -16,7 +16,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "broker")]
     prefer: PreferArg,
     /// What elicitations get when elicitd cannot be reached
-    /// [default: the host if it declared elicitation, else decline].
+    /// [default: the host if it declared elicitation, else cancel].
     #[arg(long, value_enum, value_name = "OUTCOME")]
     no_broker: Option<NoBrokerArg>,
     /// Rounds of 2026-07-28 `input_required` one request may take.
