@@ -12,10 +12,15 @@ use serde_json::Value;
 use zbus::zvariant::{OwnedObjectPath, Str};
 use zbus::{Connection, MatchRule, MessageStream};
 
-/// Connects to `address`, or to the session bus when `None`.
+/// Connects to `address`, or to the session bus when `None`; without
+/// `DBUS_SESSION_BUS_ADDRESS`, to the bus that [`crate::discovery`] finds
+/// elicitd on.
 pub async fn connect(address: Option<&str>) -> Result<Connection, Error> {
     let builder = match address {
         Some(address) => zbus::connection::Builder::address(address)?,
+        None if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() => {
+            return crate::discovery::connect_to_broker().await;
+        }
         None => zbus::connection::Builder::session()?,
     };
     Ok(builder.build().await?)

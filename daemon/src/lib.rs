@@ -10,6 +10,7 @@ pub mod broker;
 pub mod bus;
 pub mod client;
 pub mod config;
+pub mod discovery;
 pub mod launcher;
 pub mod logging;
 pub mod paths;

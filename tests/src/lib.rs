@@ -9,6 +9,7 @@ mod ask;
 mod bus;
 mod daemon;
 mod frontend;
+pub mod mcp;
 mod tmux;
 mod xvfb;
 

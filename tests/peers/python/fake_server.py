@@ -2,7 +2,8 @@
 
 It exercises the proxy where no real SDK misbehaves on purpose: malformed
 lines, an out-of-subset schema, its own cancellation, dying mid-form,
-oversized lines, and ignoring EOF (`--stubborn`). Every response it
+oversized lines, ignoring EOF and TERM (`--stubborn`), and a 2026-07-28
+round of two forms (`two_forms`). Every response it
 receives is echoed to the host as a `test/got` notification, so that a test
 sees what the proxy answered the server.
 """
@@ -59,6 +60,26 @@ def on_call(request):
     elif name == "huge":
         raw('{"jsonrpc":"2.0","method":"test/huge","params":{"pad":"' + "x" * 5000 + '"}}')
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
+    elif name == "ask_url":
+        params = {"mode": "url", "message": "Sign in", "url": "https://example.com/login", "elicitationId": "u-1"}
+        send({"jsonrpc": "2.0", "id": "e-" + str(rid), "method": "elicitation/create", "params": params})
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
+    elif name == "two_forms":
+        # 2026-07-28: one round of two forms, then a result naming the
+        # answers it got.
+        responses = request["params"].get("inputResponses")
+        if responses is None:
+            send({"jsonrpc": "2.0", "id": rid, "result": {
+                "resultType": "input_required",
+                "inputRequests": {
+                    "first": {"method": "elicitation/create", "params": GOOD_FORM},
+                    "second": {"method": "elicitation/create", "params": dict(GOOD_FORM, message="Your other name?")},
+                },
+                "requestState": "round-1",
+            }})
+        else:
+            text = json.dumps(responses, sort_keys=True)
+            send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}})
     elif name == "die":
         sys.exit(3)
 
