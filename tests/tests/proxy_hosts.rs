@@ -535,3 +535,66 @@ async fn one_pending(bus: &PrivateBus) -> String {
     eventually("a form in the queue", || async { pending(bus).await.len() == 1 }).await;
     pending(bus).await[0]["id"].to_string()
 }
+
+/// The conformance suite's `elicitation-sep1034-client-defaults` (pinned
+/// in tests/peers/node), through fastmcp's stdio-to-HTTP bridge, answered by
+/// a script that sends `{}`: every default must arrive.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conformance_sep1034_defaults_pass_with_a_scripted_answerer() {
+    let suite = peers().join("node/node_modules/@modelcontextprotocol/conformance");
+    if !suite.exists() {
+        return missing("@modelcontextprotocol/conformance (npm)").unwrap_or(());
+    }
+    if !peers().join("python/site/fastmcp").exists() {
+        return missing("the Python `fastmcp` package").unwrap_or(());
+    }
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let host = peers().join("python/conformance_host.py");
+    let run = Command::new("npx")
+        .current_dir(node_dir())
+        .args([
+            "--no-install",
+            "conformance",
+            "client",
+            "--scenario",
+            "elicitation-sep1034-client-defaults",
+        ])
+        .arg("--command")
+        .arg(format!("python3 {}", host.display()))
+        .env("ELICIT", binary("elicit"))
+        .env("BUS", bus.address())
+        .env("PYTHONPATH", peers().join("python/site"))
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let output = within("the conformance scenario", run).await.expect("npx runs");
+    // The suite prints its summary on either stream, depending on version.
+    let text = without_colours(&format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    ));
+    assert!(
+        text.contains("Passed: 5/5, 0 failed"),
+        "the scenario failed:\n{text}"
+    );
+}
+
+/// `text` without its ANSI colour sequences (`ESC [ … m`).
+fn without_colours(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c == 'm' {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
