@@ -10,6 +10,7 @@ mod bus;
 mod daemon;
 mod frontend;
 pub mod mcp;
+pub mod procs;
 mod tmux;
 mod xvfb;
 

@@ -3,7 +3,7 @@
 //! The host side is the test writing JSON-RPC lines, so that a test sees
 //! exactly the bytes a host would get.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use serde_json::{Value, json};
@@ -220,4 +220,53 @@ pub fn text_of(response: &Value) -> String {
                 .join("\n")
         })
         .unwrap_or_default()
+}
+
+/// The Python host of tests/peers/python/host.py.
+pub struct PyHost {
+    child: Child,
+    lines: Lines<BufReader<ChildStdout>>,
+}
+
+impl PyHost {
+    /// `host.py ARGS`, its own environment being this test's plus `env`.
+    pub fn start(args: &[String], env: &[(&str, &Path)]) -> PyHost {
+        let mut child = Command::new("python3")
+            .arg(peers().join("python/host.py"))
+            .args(args)
+            .env("PYTHONPATH", peers().join("python/site"))
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("python3 starts");
+        let stdout = child.stdout.take().expect("stdout");
+        PyHost {
+            child,
+            lines: BufReader::new(stdout).lines(),
+        }
+    }
+
+    /// The next event of `kind`, skipping others; the events skipped too.
+    pub async fn event(&mut self, kind: &str) -> (Value, Vec<Value>) {
+        let mut before = Vec::new();
+        loop {
+            let line = within(&format!("the host's {kind} event"), self.lines.next_line())
+                .await
+                .expect("read")
+                .unwrap_or_else(|| panic!("the host ended before its {kind} event"));
+            let event: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            if event["event"] == kind {
+                return (event, before);
+            }
+            before.push(event);
+        }
+    }
+
+    /// The host's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id().expect("the host runs")
+    }
 }

@@ -12,63 +12,15 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use elicit_tests::mcp::{Host, everything, fake, meta2026, missing, peers, text_of};
+use elicit_tests::mcp::{Host, PyHost, everything, fake, meta2026, missing, peers, text_of};
+use elicit_tests::procs::{children_of, group_members, kill, processes};
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, binary, eventually, within};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdout, Command};
+use tokio::process::Command;
 
 /// The grace the proxies here get, so that a test sees the whole TERM,
 /// KILL sequence quickly.
 const GRACE_MS: u64 = 500;
-
-/// The Python host of tests/peers/python/host.py.
-struct PyHost {
-    child: Child,
-    lines: Lines<BufReader<ChildStdout>>,
-}
-
-impl PyHost {
-    /// `host.py ARGS`, its own environment being this test's plus `env`.
-    fn start(args: &[String], env: &[(&str, &Path)]) -> PyHost {
-        let mut child = Command::new("python3")
-            .arg(peers().join("python/host.py"))
-            .args(args)
-            .env("PYTHONPATH", peers().join("python/site"))
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("python3 starts");
-        let stdout = child.stdout.take().expect("stdout");
-        PyHost {
-            child,
-            lines: BufReader::new(stdout).lines(),
-        }
-    }
-
-    /// The next event of `kind`, skipping others; the events skipped too.
-    async fn event(&mut self, kind: &str) -> (Value, Vec<Value>) {
-        let mut before = Vec::new();
-        loop {
-            let line = within(&format!("the host's {kind} event"), self.lines.next_line())
-                .await
-                .expect("read")
-                .unwrap_or_else(|| panic!("the host ended before its {kind} event"));
-            let event: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-            if event["event"] == kind {
-                return (event, before);
-            }
-            before.push(event);
-        }
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id().expect("the host runs")
-    }
-}
 
 /// The Python host and its `mcp` package, or the reason to skip.
 fn python_host() -> Option<()> {
@@ -93,54 +45,6 @@ fn everything_through_npx() -> Option<Vec<String>> {
 
 fn node_dir() -> String {
     peers().join("node").display().to_string()
-}
-
-/// One `/proc/PID/stat`: (pid, state, ppid, pgrp); the command name may
-/// hold spaces, so fields are read after its last `)`.
-fn stat(pid: &str) -> Option<(u32, String, u32, u32)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &text[text.rfind(')')? + 1..];
-    let mut fields = rest.split_whitespace();
-    let state = fields.next()?.to_owned();
-    let ppid = fields.next()?.parse().ok()?;
-    let pgrp = fields.next()?.parse().ok()?;
-    Some((pid.parse().ok()?, state, ppid, pgrp))
-}
-
-/// Every process now, zombies left out (they no longer run; where init
-/// does not reap, they would linger).
-fn processes() -> Vec<(u32, u32, u32)> {
-    std::fs::read_dir("/proc")
-        .expect("/proc")
-        .flatten()
-        .filter_map(|e| stat(&e.file_name().to_string_lossy()))
-        .filter(|(_, state, _, _)| state != "Z" && state != "X")
-        .map(|(pid, _, ppid, pgrp)| (pid, ppid, pgrp))
-        .collect()
-}
-
-fn children_of(parent: u32) -> Vec<u32> {
-    processes()
-        .into_iter()
-        .filter(|(_, ppid, _)| *ppid == parent)
-        .map(|(pid, _, _)| pid)
-        .collect()
-}
-
-fn group_members(group: u32) -> Vec<u32> {
-    processes()
-        .into_iter()
-        .filter(|(_, _, pgrp)| *pgrp == group)
-        .map(|(pid, _, _)| pid)
-        .collect()
-}
-
-fn kill(signal: &str, pid: u32) {
-    let status = std::process::Command::new("kill")
-        .args([signal, &pid.to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success(), "kill {signal} {pid}");
 }
 
 /// `elicit --bus BUS ARGS…`, its stdout and exit code.
