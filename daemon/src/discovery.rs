@@ -177,3 +177,25 @@ async fn connect_if_broker(address: &str) -> Result<Connection, String> {
     }
     Err(format!("no {BUS_NAME} on it"))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::read_record;
+
+    #[test]
+    fn a_record_others_can_write_is_not_believed() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("bus.0");
+        std::fs::write(&path, "unix:path=/tmp/elsewhere\n").expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        assert_eq!(read_record(&path).as_deref(), Ok("unix:path=/tmp/elsewhere"));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+        let refused = read_record(&path).expect_err("a writable record");
+        assert!(refused.contains("writable by others"), "{refused}");
+        std::fs::write(&path, "  \n").expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        assert!(read_record(&path).is_err_and(|why| why.contains("empty")));
+    }
+}

@@ -129,6 +129,10 @@ impl Actor {
         loop {
             let waiting = !self.pending.is_empty() && self.session.is_some();
             tokio::select! {
+                // Messages first: `host_gone` is sent before the relay
+                // fires the forms' cancellations, and must win over them,
+                // so that the forms go as `client-gone`, not `closed`.
+                biased;
                 message = messages.recv() => match message {
                     Some(Message::Ask(job)) => self.submit(job).await,
                     Some(Message::HostGone) => self.on_host_gone().await,
