@@ -50,6 +50,11 @@ def on_call(request):
     elif name == "bad_form":
         send({"jsonrpc": "2.0", "id": "e-bad", "method": "elicitation/create", "params": BAD_FORM})
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
+    elif name == "form":
+        # The form given in the arguments, as the server's own request.
+        params = request["params"]["arguments"]["params"]
+        send({"jsonrpc": "2.0", "id": "e-" + str(rid), "method": "elicitation/create", "params": params})
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
     elif name == "ask":
         send({"jsonrpc": "2.0", "id": "e-" + str(rid), "method": "elicitation/create", "params": GOOD_FORM})
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
