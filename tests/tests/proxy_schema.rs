@@ -5,7 +5,7 @@
 
 use elicit_tests::mcp::{Host, fake};
 use elicit_tests::{Daemon, PrivateBus, TestFrontend};
-use serde_json::{Value, json};
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn choices_outside_the_subset_are_refused_by_the_proxy_with_the_keyword_named() {
@@ -36,7 +36,7 @@ async fn choices_outside_the_subset_are_refused_by_the_proxy_with_the_keyword_na
         let asked = format!("e-{id}");
         let got = loop {
             let m = host.recv().await;
-            if m["method"] == "test/got" && m["params"]["line"]["id"] == Value::from(asked.as_str()) {
+            if m["method"] == "test/got" && m["params"]["line"]["id"] == asked.as_str() {
                 break m;
             }
         };
