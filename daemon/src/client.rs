@@ -17,10 +17,11 @@ use zbus::{Connection, MatchRule, MessageStream};
 /// copy of it on another machine.
 pub const ASKER_ADDRESS_PREFIX: &str = "elicitd-asker:path=";
 
-/// Connects to `address`, or to the session bus when `None`. An
-/// [`ASKER_ADDRESS_PREFIX`] address is the daemon's asker socket: a
-/// peer-to-peer connection (no bus), `ANONYMOUS`, since the uid of this
-/// side need not be the desktop's.
+/// Connects to `address`, or to the session bus when `None`; without
+/// `DBUS_SESSION_BUS_ADDRESS`, to the bus that [`crate::discovery`] finds
+/// elicitd on. An [`ASKER_ADDRESS_PREFIX`] address is the daemon's asker
+/// socket: a peer-to-peer connection (no bus), `ANONYMOUS`, since the uid
+/// of this side need not be the desktop's.
 pub async fn connect(address: Option<&str>) -> Result<Connection, Error> {
     if let Some(path) = address.and_then(|a| a.strip_prefix(ASKER_ADDRESS_PREFIX)) {
         let stream = tokio::net::UnixStream::connect(path)
@@ -34,6 +35,9 @@ pub async fn connect(address: Option<&str>) -> Result<Connection, Error> {
     }
     let builder = match address {
         Some(address) => zbus::connection::Builder::address(address)?,
+        None if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() => {
+            return crate::discovery::connect_to_broker().await;
+        }
         None => zbus::connection::Builder::session()?,
     };
     Ok(builder.build().await?)
@@ -220,68 +224,99 @@ impl ClientSession {
             // Kept until the acknowledgement is sent, so that a caller
             // who abandons this future (a select, a cancellation) can wait
             // again and still get the outcome.
-            if let Some(outcome) = self.early.get(form.as_str()).cloned() {
-                // The outcome is here and durable in the daemon; its
-                // erasure need not delay the caller, so the reply is not
-                // awaited. `close` confirms it.
-                request_proxy(&self.conn, form)
-                    .await?
-                    .inner()
-                    .call_noreply("Acknowledge", &())
-                    .await
-                    .map_err(Error::from_dbus)?;
-                self.early.remove(form.as_str());
-                if self.unconfirmed.len() == UNCONFIRMED_KEPT {
-                    self.unconfirmed.remove(0);
-                }
-                self.unconfirmed.push(form.clone());
-                return Ok(outcome);
+            if self.early.contains_key(form.as_str()) {
+                return self.take_early(form).await;
             }
-            tokio::select! {
-                message = self.responses.next() => {
-                    let Some(message) = message else {
-                        return Err(Error::Bus(zbus::Error::InputOutput(std::io::Error::other("the bus connection closed").into())));
-                    };
-                    let message = message?;
-                    let header = message.header();
-                    // On the asker socket the one peer is the daemon.
-                    let from_daemon = !self.conn.is_bus()
-                        || header.sender().map(|s| s.as_str()) == self.daemon.as_deref();
-                    let Some(path) = header.path().map(|p| p.to_string()) else { continue };
-                    if !from_daemon {
-                        tracing::warn!(%path, "ignored a Response signal not sent by the broker");
-                        continue;
-                    }
-                    let (action, content_json, details): (String, String, Dict) = message.body().deserialize()?;
-                    let content = match serde_json::from_str::<Value>(&content_json) {
-                        Ok(Value::Null) | Err(_) => None,
-                        Ok(value) => Some(value),
-                    };
-                    let outcome = Outcome {
-                        action,
-                        content,
-                        reason: dict_str(&details, "reason").unwrap_or_default(),
-                        answered_by: dict_str(&details, "answered-by").unwrap_or_default(),
-                    };
-                    self.early.insert(path, outcome);
+            self.next_signal().await?;
+        }
+    }
+
+    /// Waits for the outcome of whichever form of this session is answered
+    /// first (or was answered already) and acknowledges it, as
+    /// [`ClientSession::wait`] does for one form. For an owner with several
+    /// forms in flight at once.
+    pub async fn wait_any(&mut self) -> Result<(OwnedObjectPath, Outcome), Error> {
+        loop {
+            let arrived = self.early.keys().next().cloned();
+            if let Some(path) = arrived {
+                let form = OwnedObjectPath::try_from(path).map_err(zbus::Error::from)?;
+                let outcome = self.take_early(&form).await?;
+                return Ok((form, outcome));
+            }
+            self.next_signal().await?;
+        }
+    }
+
+    /// Acknowledges an outcome that arrived and hands it over.
+    async fn take_early(&mut self, form: &OwnedObjectPath) -> Result<Outcome, Error> {
+        // The outcome is here and durable in the daemon; its erasure need
+        // not delay the caller, so the reply is not awaited. `close`
+        // confirms it.
+        request_proxy(&self.conn, form)
+            .await?
+            .inner()
+            .call_noreply("Acknowledge", &())
+            .await
+            .map_err(Error::from_dbus)?;
+        let outcome = self
+            .early
+            .remove(form.as_str())
+            .ok_or_else(|| Error::NotFound(format!("no outcome of {}", form.as_str())))?;
+        if self.unconfirmed.len() == UNCONFIRMED_KEPT {
+            self.unconfirmed.remove(0);
+        }
+        self.unconfirmed.push(form.clone());
+        Ok(outcome)
+    }
+
+    /// Takes the next `Response` from the daemon into `early`, or follows
+    /// the daemon leaving and coming back.
+    async fn next_signal(&mut self) -> Result<(), Error> {
+        tokio::select! {
+            message = self.responses.next() => {
+                let Some(message) = message else {
+                    return Err(Error::Bus(zbus::Error::InputOutput(std::io::Error::other("the bus connection closed").into())));
+                };
+                let message = message?;
+                let header = message.header();
+                // On the asker socket the one peer is the daemon.
+                let from_daemon = !self.conn.is_bus()
+                    || header.sender().map(|s| s.as_str()) == self.daemon.as_deref();
+                let Some(path) = header.path().map(|p| p.to_string()) else { return Ok(()) };
+                if !from_daemon {
+                    tracing::warn!(%path, "ignored a Response signal not sent by the broker");
+                    return Ok(());
                 }
-                change = self.daemon_changes.next() => {
-                    let Some(change) = change else { continue };
-                    let Ok(args) = change.args() else { continue };
-                    match args.new_owner().as_ref() {
-                        Some(owner) => {
-                            self.daemon = Some(owner.to_string());
-                            tracing::info!("the broker is back; re-attaching");
-                            self.reattach().await?;
-                        }
-                        None => {
-                            self.daemon = None;
-                            tracing::warn!("the broker left the bus; waiting for it to return");
-                        }
+                let (action, content_json, details): (String, String, Dict) = message.body().deserialize()?;
+                let content = match serde_json::from_str::<Value>(&content_json) {
+                    Ok(Value::Null) | Err(_) => None,
+                    Ok(value) => Some(value),
+                };
+                let outcome = Outcome {
+                    action,
+                    content,
+                    reason: dict_str(&details, "reason").unwrap_or_default(),
+                    answered_by: dict_str(&details, "answered-by").unwrap_or_default(),
+                };
+                self.early.insert(path, outcome);
+            }
+            change = self.daemon_changes.next() => {
+                let Some(change) = change else { return Ok(()) };
+                let Ok(args) = change.args() else { return Ok(()) };
+                match args.new_owner().as_ref() {
+                    Some(owner) => {
+                        self.daemon = Some(owner.to_string());
+                        tracing::info!("the broker is back; re-attaching");
+                        self.reattach().await?;
+                    }
+                    None => {
+                        self.daemon = None;
+                        tracing::warn!("the broker left the bus; waiting for it to return");
                     }
                 }
             }
         }
+        Ok(())
     }
 
     async fn reattach(&mut self) -> Result<(), Error> {

@@ -13,6 +13,7 @@ pub mod broker;
 pub mod bus;
 pub mod client;
 pub mod config;
+pub mod discovery;
 pub mod durable;
 pub mod launcher;
 pub mod logging;

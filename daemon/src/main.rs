@@ -102,6 +102,9 @@ async fn run(args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("cannot own {BUS_NAME}: is another elicitd running?"))?;
     let _asker = serve_asker_socket(&args.asker_socket, args.no_asker_socket, &args.bus);
     tracing::info!(sessions, forms, state_dir = %state_dir.display(), "elicitd ready on {BUS_NAME}");
+    // For proxies whose host stripped DBUS_SESSION_BUS_ADDRESS; removed
+    // when this value drops at the end of `run`.
+    let _record = record_bus(args.bus.as_deref());
 
     shutdown_signal().await;
     tracing::info!("elicitd stopping");
@@ -135,6 +138,24 @@ fn serve_asker_socket(
         }
         Err(error) => {
             tracing::warn!(%error, "serving on the bus only");
+            None
+        }
+    }
+}
+
+/// Writes the discovery record of the bus served; a failure is logged, not
+/// fatal: only env-stripped proxies need it.
+fn record_bus(bus: Option<&str>) -> Option<elicitd::discovery::Record> {
+    let address = bus
+        .map(str::to_owned)
+        .or_else(|| std::env::var("DBUS_SESSION_BUS_ADDRESS").ok())?;
+    match elicitd::discovery::Record::write(&address) {
+        Ok(record) => {
+            tracing::info!(path = %record.path().display(), "recorded the bus address for discovery");
+            Some(record)
+        }
+        Err(error) => {
+            tracing::warn!(%error, "could not record the bus address for discovery");
             None
         }
     }

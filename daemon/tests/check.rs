@@ -125,3 +125,52 @@ fn a_ten_megabyte_file_is_refused_quickly_without_reading_it() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("more than the limit"));
 }
+
+#[test]
+fn choices_outside_strings_are_refused_with_the_keyword_named() {
+    for (schema, keyword) in [
+        (
+            r#"{"type":"number","oneOf":[{"const":1,"title":"one"}]}"#,
+            "oneOf",
+        ),
+        (r#"{"type":"integer","enum":[1,2]}"#, "enum"),
+        (
+            r#"{"type":"string","anyOf":[{"const":"a","title":"A"}]}"#,
+            "anyOf",
+        ),
+    ] {
+        let request = format!(
+            r#"{{"message":"m","requestedSchema":{{"type":"object","properties":{{"a":{schema}}}}}}}"#
+        );
+        let out = elicit(&["check", "-"], request.as_bytes());
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{schema}: {stdout}");
+        assert!(
+            stdout.contains(&format!("`{keyword}`")) && stdout.contains("[unsupported-keyword]"),
+            "{schema}: {stdout}"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_action_is_an_invalid_answer_not_a_usage_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let answer = dir.path().join("answer.json");
+    std::fs::write(&answer, r#"{"action": "maybe"}"#).expect("write");
+    let path = answer.display().to_string();
+    let out = elicit(&["check", "-", "--answer", &path], CONTACT.as_bytes());
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("unknown action \"maybe\""), "{stdout}");
+}
+
+#[test]
+fn an_answer_is_checked_with_the_defaults_the_broker_fills() {
+    let request = r#"{"message":"m","requestedSchema":{"type":"object","properties":{"n":{"type":"integer","default":2}},"required":["n"]}}"#;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let answer = dir.path().join("answer.json");
+    std::fs::write(&answer, r#"{"action": "accept", "content": {}}"#).expect("write");
+    let path = answer.display().to_string();
+    let out = elicit(&["check", "-", "--answer", &path], request.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}

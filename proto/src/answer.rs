@@ -29,6 +29,34 @@ impl Answer {
         }
     }
 
+    /// The answer as the server should get it, whoever gave it: on a form
+    /// accept, every omitted field that has a schema `default` is filled
+    /// with it (MCP clients "pre-fill defaults", and a script or a rule that
+    /// leaves a field out means the same as a user who left it alone); a
+    /// URL-mode accept, a decline and a cancel carry no content. Content
+    /// that is not an object is left for [`validate_answer`] to refuse.
+    pub fn completed(mut self, request: &Elicitation) -> Self {
+        match (&request.mode, &self.action) {
+            (Mode::Form(form), ElicitationAction::Accept) => {
+                let mut values = match self.content.take() {
+                    None | Some(Value::Null) => Map::new(),
+                    Some(Value::Object(values)) => values,
+                    Some(other) => {
+                        self.content = Some(other);
+                        return self;
+                    }
+                };
+                for (name, default) in form.defaults() {
+                    values.entry(name).or_insert(default);
+                }
+                self.content = Some(Value::Object(values));
+            }
+            _ if is_empty(self.content.as_ref()) => self.content = None,
+            _ => {}
+        }
+        self
+    }
+
     /// The MCP result to send to the server.
     pub fn into_result(self) -> ElicitResult {
         let mut result = ElicitResult::new(self.action);

@@ -1,9 +1,13 @@
 #!/bin/sh
-# Installs the real MCP peers of the proxy tests (tests/tests/proxy.rs),
+# Installs the real MCP peers of the proxy tests (tests/tests/proxy.rs and
+# proxy_hosts.rs),
 # pinned, inside this folder only: nothing goes into the system.
 #
-#   node/   @modelcontextprotocol/server-everything (package-lock.json pins it)
-#   python/ the `mcp` package from PyPI, into python/site (PYTHONPATH)
+#   node/   @modelcontextprotocol/server-everything and the conformance suite
+#           @modelcontextprotocol/conformance (0.1.10: later ones need node 22)
+#           (package-lock.json pins them)
+#   python/ the `mcp` package and fastmcp (its stdio-to-HTTP bridge for the
+#           conformance scenario) from PyPI, into python/site (PYTHONPATH)
 #   OpenSSH (Debian packages, as root) for the ssh -R test
 #
 # Needs node 20 with npm, and python3 (3.10+) with pip. Run from anywhere.

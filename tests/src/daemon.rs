@@ -67,6 +67,11 @@ impl Daemon {
         // Debug logs help a failing test; a caller's own ELICITD_LOG (the
         // benchmark's "info") overrides it below.
         command.env("ELICITD_LOG", "debug");
+        // The daemon records its bus under $HOME for discovery: a test's
+        // daemon records it in the test's own folder, never the user's.
+        if let Some(home) = self.state_dir.parent() {
+            command.env("HOME", home);
+        }
         for (name, value) in &self.env {
             match value {
                 Some(value) => command.env(name, value),

@@ -9,6 +9,8 @@ mod ask;
 mod bus;
 mod daemon;
 mod frontend;
+pub mod mcp;
+pub mod procs;
 pub mod ssh;
 mod tmux;
 mod xvfb;

@@ -73,7 +73,10 @@ impl Sshd {
         )
         .expect("sshd_config");
         // Every account logs in with the one authorized_keys file.
-        let _ = Command::new("chmod").arg("a+r").arg(d.join("authorized_keys")).status();
+        let _ = Command::new("chmod")
+            .arg("a+r")
+            .arg(d.join("authorized_keys"))
+            .status();
         let _ = Command::new("chmod").arg("a+x").arg(d).status();
         let server = tokio::process::Command::new(&sshd)
             .arg("-D")

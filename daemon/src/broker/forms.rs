@@ -90,7 +90,11 @@ impl Broker {
             return Ok(form_path(session, &existing.to_string()));
         }
         let request = Arc::new(request);
-        let verdict = self.run_policy(&request, &origin, session);
+        // A rule's accept gets the schema's defaults like any other answer.
+        let verdict = self.run_policy(&request, &origin, session).map(|mut verdict| {
+            verdict.answer = verdict.answer.completed(&request);
+            verdict
+        });
         let created_ms = now_ms();
         let timeout = options
             .timeout_secs
@@ -253,7 +257,9 @@ impl Broker {
                     .map_err(|e| Error::BadArgument(format!("content is not JSON: {e}")))?,
             ),
         };
-        let answer = Answer { action, content };
+        // Defaults are filled here, once, for every answerer (a front-end,
+        // `elicit answer`, a script), before the answer is judged.
+        let answer = Answer { action, content }.completed(&request);
         if let Err(errors) = validate_answer(&request, &answer, &self.config.limits) {
             tracing::info!(form = id, errors = errors.len(), "refused an invalid answer");
             let json = serde_json::to_string(&errors).map_err(|e| Error::Storage(e.to_string()))?;

@@ -8,6 +8,8 @@ use super::NoBroker;
 use super::broker::Reply;
 use super::cancel::Cancel;
 use super::keepalive;
+use super::message;
+use super::outbox::Peer;
 use super::state::Ctx;
 
 /// What to do with an elicitation.
@@ -15,6 +17,14 @@ use super::state::Ctx;
 pub enum Decision {
     /// Send this `ElicitResult` back.
     Result(Value),
+    /// Send this `ElicitResult` back, though nobody was asked: elicitd was
+    /// unreachable. The warning says so, for the host's user.
+    Unasked {
+        /// The configured no-broker outcome.
+        result: Value,
+        /// What happened, in a sentence.
+        warning: String,
+    },
     /// Let the host answer it (it declared the mode).
     Host,
     /// The request fails the MCP subset check; the text says why.
@@ -65,16 +75,36 @@ pub async fn ask(ctx: &Ctx, params: &Value, cancel: &Cancel, tokens: impl Fn() -
 
 fn fallback(ctx: &Ctx, mode: &str, why: &str) -> Decision {
     let host_can = ctx.state().host_caps.can_elicit(mode);
-    let (decision, said) = match ctx.options.no_broker {
-        NoBroker::Host | NoBroker::Auto if host_can => (Decision::Host, "passing it to the host"),
-        NoBroker::Cancel => (Decision::Result(json!({"action": "cancel"})), "answering cancel"),
-        _ => (
-            Decision::Result(json!({"action": "decline"})),
-            "answering decline",
-        ),
+    // Nobody was asked, so the honest default is cancel ("dismissed
+    // without a choice"), not decline ("the user said no").
+    let (action, said) = match ctx.options.no_broker {
+        NoBroker::Host | NoBroker::Auto if host_can => {
+            eprintln!(
+                "elicit proxy: warning: elicitd cannot be reached ({why}); passing the form to the host"
+            );
+            return Decision::Host;
+        }
+        NoBroker::Decline => ("decline", "answered decline"),
+        _ => ("cancel", "answered cancel"),
     };
-    // The user must learn why nothing was shown: stderr reaches the host's
-    // log of this server.
-    eprintln!("elicit proxy: warning: elicitd cannot be reached ({why}); {said}");
-    decision
+    let warning = format!(
+        "elicit proxy: nobody was asked: elicitd cannot be reached ({why}), so the server's form was {said} (see `elicit proxy --no-broker`)"
+    );
+    // stderr reaches the host's log of this server, where there is one;
+    // the log message reaches hosts that show server logs.
+    eprintln!("{warning}");
+    if ctx.state().host_logs(LOG_LEVEL) {
+        let note = message::notification(
+            "notifications/message",
+            json!({"level": LOG_LEVEL, "logger": "elicit-proxy", "data": warning}),
+        );
+        ctx.outbox.send(Peer::Host, &note);
+    }
+    Decision::Unasked {
+        result: json!({ "action": action }),
+        warning,
+    }
 }
+
+/// The level of the proxy's own log messages to the host.
+const LOG_LEVEL: &str = "warning";

@@ -1,16 +1,19 @@
 //! The proxy's one broker session, owned by one task.
 //!
-//! `ClientSession::wait` needs the session exclusively, so a single actor
-//! owns it and takes forms one at a time, in the order they were asked.
-//! That matches what the user sees anyway: the broker presents at most one
-//! form per session. The session is opened lazily, at the first form, so
+//! Every form the server asks is submitted at once, in the order it was
+//! asked, however many are already open: the broker queues them durably,
+//! presents one per session at a time, and `elicit list` and the
+//! front-ends see the waiting ones. The actor then waits for whichever
+//! outcome comes next. The session is opened lazily, at the first form, so
 //! that its origin already names the host and the server, and so that a
 //! proxy whose server never elicits never starts (or activates) elicitd.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use elicit_proto::dbus::Origin;
 use tokio::sync::{mpsc, oneshot};
+use zbus::zvariant::OwnedObjectPath;
 
 use super::cancel::Cancel;
 use crate::client::{ClientSession, Outcome, connect};
@@ -35,18 +38,24 @@ struct Job {
     reply: oneshot::Sender<Reply>,
 }
 
+enum Message {
+    Ask(Job),
+    /// The host went away: nobody can receive an answer any more.
+    HostGone,
+}
+
 /// A handle to the broker actor; cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Broker {
-    jobs: mpsc::UnboundedSender<Job>,
+    messages: mpsc::UnboundedSender<Message>,
 }
 
 impl Broker {
     /// Starts the actor. `origin` is read when the session opens.
     pub fn start(bus: Option<String>, origin: Arc<Mutex<Origin>>) -> (Broker, tokio::task::JoinHandle<()>) {
-        let (jobs, receiver) = mpsc::unbounded_channel();
-        let task = tokio::spawn(actor(bus, origin, receiver));
-        (Broker { jobs }, task)
+        let (messages, receiver) = mpsc::unbounded_channel();
+        let task = tokio::spawn(Actor::new(bus, origin).run(receiver));
+        (Broker { messages }, task)
     }
 
     /// Asks the user `request_json` (`elicitation/create` params) and
@@ -58,12 +67,20 @@ impl Broker {
             cancel,
             reply,
         };
-        if self.jobs.send(job).is_err() {
+        if self.messages.send(Message::Ask(job)).is_err() {
             return Reply::Unavailable("the broker task has stopped".into());
         }
         answer
             .await
             .unwrap_or_else(|_| Reply::Unavailable("the broker task has stopped".into()))
+    }
+
+    /// The host is gone: the session's bus connection closes at once, so
+    /// that elicitd withdraws every form of it as `client-gone` (after its
+    /// short grace), whatever the server does meanwhile; later forms are
+    /// never shown.
+    pub fn host_gone(&self) {
+        let _ = self.messages.send(Message::HostGone);
     }
 }
 
@@ -71,72 +88,179 @@ impl Broker {
 /// come back, before the elicitation gets the no-broker fallback.
 const RESTART_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
 
-async fn actor(bus: Option<String>, origin: Arc<Mutex<Origin>>, mut jobs: mpsc::UnboundedReceiver<Job>) {
-    let mut session: Option<ClientSession> = None;
-    // The connection must outlive the session that uses it.
-    let mut _conn: Option<zbus::Connection> = None;
-    let mut counter = 0u64;
-    while let Some(job) = jobs.recv().await {
-        if job.cancel.is_cancelled() {
-            let _ = job.reply.send(Reply::Withdrawn);
-            continue;
+/// A submitted form waiting for its outcome.
+struct Pending {
+    reply: oneshot::Sender<Reply>,
+    /// Reports the asker's cancellation to the actor; aborted once the
+    /// form has its outcome.
+    watcher: tokio::task::JoinHandle<()>,
+}
+
+struct Actor {
+    bus: Option<String>,
+    origin: Arc<Mutex<Origin>>,
+    session: Option<ClientSession>,
+    /// The connection must outlive the session that uses it.
+    conn: Option<zbus::Connection>,
+    pending: HashMap<String, Pending>,
+    cancelled_tx: mpsc::UnboundedSender<OwnedObjectPath>,
+    cancelled_rx: mpsc::UnboundedReceiver<OwnedObjectPath>,
+    counter: u64,
+    host_gone: bool,
+}
+
+impl Actor {
+    fn new(bus: Option<String>, origin: Arc<Mutex<Origin>>) -> Actor {
+        let (cancelled_tx, cancelled_rx) = mpsc::unbounded_channel();
+        Actor {
+            bus,
+            origin,
+            session: None,
+            conn: None,
+            pending: HashMap::new(),
+            cancelled_tx,
+            cancelled_rx,
+            counter: 0,
+            host_gone: false,
         }
-        if session.is_none() {
-            let snapshot = origin.lock().map(|o| o.clone()).unwrap_or_default();
-            match open(bus.as_deref(), &snapshot).await {
+    }
+
+    async fn run(mut self, mut messages: mpsc::UnboundedReceiver<Message>) {
+        loop {
+            let waiting = !self.pending.is_empty() && self.session.is_some();
+            tokio::select! {
+                // Messages first: `host_gone` is sent before the relay
+                // fires the forms' cancellations, and must win over them,
+                // so that the forms go as `client-gone`, not `closed`.
+                biased;
+                message = messages.recv() => match message {
+                    Some(Message::Ask(job)) => self.submit(job).await,
+                    Some(Message::HostGone) => self.on_host_gone().await,
+                    None => break,
+                },
+                Some(form) = self.cancelled_rx.recv() => self.withdraw(&form).await,
+                outcome = next_outcome(self.session.as_mut()), if waiting => match outcome {
+                    Ok((form, outcome)) => {
+                        if let Some(pending) = self.pending.remove(form.as_str()) {
+                            pending.watcher.abort();
+                            let _ = pending.reply.send(Reply::Answered(outcome));
+                        }
+                    }
+                    Err(error) => self.lost(&error.to_string()),
+                },
+            }
+        }
+        // Every handle is gone: the proxy is shutting down.
+        if let Some(session) = self.session.take()
+            && let Err(error) = session.close().await
+        {
+            tracing::debug!(%error, "closing the broker session failed");
+        }
+    }
+
+    /// Submits one form without waiting for its outcome.
+    async fn submit(&mut self, job: Job) {
+        if job.cancel.is_cancelled() || self.host_gone {
+            let _ = job.reply.send(Reply::Withdrawn);
+            return;
+        }
+        if self.session.is_none() {
+            let snapshot = self.origin.lock().map(|o| o.clone()).unwrap_or_default();
+            match open(self.bus.as_deref(), &snapshot).await {
                 Ok((conn, opened)) => {
-                    _conn = Some(conn);
-                    session = Some(opened);
+                    self.conn = Some(conn);
+                    self.session = Some(opened);
                 }
                 Err(error) => {
                     let _ = job.reply.send(Reply::Unavailable(error.to_string()));
-                    continue;
+                    return;
                 }
             }
         }
-        let Some(current) = session.as_mut() else {
-            continue;
+        let Some(session) = self.session.as_mut() else {
+            return;
         };
-        counter += 1;
-        let submission = format!("proxy-{}-{counter}", std::process::id());
-        let submitted = current
+        self.counter += 1;
+        let submission = format!("proxy-{}-{}", std::process::id(), self.counter);
+        let submitted = session
             .submit_surviving_restart(&job.request_json, None, &submission, RESTART_PATIENCE)
             .await;
         let form = match submitted {
             Ok(form) => form,
             Err(error @ elicit_proto::Error::Bus(_)) => {
                 // The daemon or the bus went away: start afresh next time.
-                session = None;
+                self.lost(&error.to_string());
                 let _ = job.reply.send(Reply::Unavailable(error.to_string()));
-                continue;
+                return;
             }
             Err(error) => {
                 let _ = job.reply.send(Reply::Refused(error));
-                continue;
+                return;
             }
         };
-        let reply = tokio::select! {
-            outcome = current.wait(&form) => match outcome {
-                Ok(outcome) => Reply::Answered(outcome),
-                Err(error) => {
-                    session = None;
-                    Reply::Unavailable(error.to_string())
-                }
+        let cancel = job.cancel.clone();
+        let report = self.cancelled_tx.clone();
+        let path = form.clone();
+        let watcher = tokio::spawn(async move {
+            cancel.cancelled().await;
+            let _ = report.send(path);
+        });
+        self.pending.insert(
+            form.to_string(),
+            Pending {
+                reply: job.reply,
+                watcher,
             },
-            () = job.cancel.cancelled() => {
-                if let Err(error) = current.close_form(&form).await {
-                    tracing::debug!(%error, "closing a withdrawn form failed");
-                }
-                Reply::Withdrawn
-            }
-        };
-        let _ = job.reply.send(reply);
+        );
     }
-    // Every handle is gone: the proxy is shutting down.
-    if let Some(session) = session
-        && let Err(error) = session.close().await
-    {
-        tracing::debug!(%error, "closing the broker session failed");
+
+    /// The asker cancelled `form`: the broker withdraws it.
+    async fn withdraw(&mut self, form: &OwnedObjectPath) {
+        let Some(pending) = self.pending.remove(form.as_str()) else {
+            return;
+        };
+        if let Some(session) = &self.session
+            && let Err(error) = session.close_form(form).await
+        {
+            tracing::debug!(%error, "closing a withdrawn form failed");
+        }
+        let _ = pending.reply.send(Reply::Withdrawn);
+    }
+
+    async fn on_host_gone(&mut self) {
+        self.host_gone = true;
+        self.session = None;
+        // Closing the connection, not the session: elicitd then ends the
+        // session as its owner's departure (`client-gone`), which is what
+        // happened.
+        if let Some(conn) = self.conn.take()
+            && let Err(error) = conn.close().await
+        {
+            tracing::debug!(%error, "closing the bus connection failed");
+        }
+        for (_, pending) in self.pending.drain() {
+            pending.watcher.abort();
+            let _ = pending.reply.send(Reply::Withdrawn);
+        }
+    }
+
+    /// The session broke: every form still waiting falls back.
+    fn lost(&mut self, why: &str) {
+        self.session = None;
+        self.conn = None;
+        for (_, pending) in self.pending.drain() {
+            pending.watcher.abort();
+            let _ = pending.reply.send(Reply::Unavailable(why.to_owned()));
+        }
+    }
+}
+
+async fn next_outcome(
+    session: Option<&mut ClientSession>,
+) -> Result<(OwnedObjectPath, Outcome), elicit_proto::Error> {
+    match session {
+        Some(session) => session.wait_any().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -91,6 +91,14 @@ fn host_request(ctx: &Ctx, line: Vec<u8>, value: &mut Value) {
     let method = message::method(value).unwrap_or("").to_owned();
     let mut changed = false;
     let mut retryable = None;
+    if method == "logging/setLevel"
+        && let Some(level) = value
+            .get("params")
+            .and_then(|p| p.get("level"))
+            .and_then(Value::as_str)
+    {
+        ctx.state().host_log_level = Some(level.to_owned());
+    }
     if method == "initialize" {
         let (host, rewritten) = caps::rewrite_initialize(value);
         changed = rewritten;

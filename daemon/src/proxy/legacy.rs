@@ -60,7 +60,7 @@ pub fn on_request(ctx: &Ctx, line: Vec<u8>, request: &Value) {
         };
         let decision = ask::ask(&ctx, &params, &cancel, tokens).await;
         match decision {
-            Decision::Result(result) => {
+            Decision::Result(result) | Decision::Unasked { result, .. } => {
                 if mode == "url"
                     && let Some(eid) = params.get("elicitationId").and_then(Value::as_str)
                 {
@@ -157,7 +157,7 @@ pub fn on_url_required(ctx: &Ctx, line: Vec<u8>, response: &Value) {
                 params
             };
             match ask::ask(&ctx, &params, &cancel, Vec::new).await {
-                Decision::Result(result) => {
+                Decision::Result(result) | Decision::Unasked { result, .. } => {
                     tracing::info!(action = %result["action"], "URL elicitation of a -32042 error answered");
                     if let Some(eid) = params.get("elicitationId").and_then(Value::as_str) {
                         ctx.state().handled_url_ids.insert(eid.to_owned());

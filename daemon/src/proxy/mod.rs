@@ -14,6 +14,7 @@
 //! * [`keepalive`] — progress notifications while a form is open;
 //! * [`broker`] — the proxy's one broker session;
 //! * [`stdio`] — the host's end, polled directly when it is a pipe;
+//! * [`server`] — the server's process group and its TERM-then-KILL end;
 //! * [`relay`] — the process, the two streams and the dispatch.
 //!
 //! `REMOTE.md` beside this file shows how an agent on another machine
@@ -34,6 +35,7 @@ pub mod message;
 pub mod outbox;
 pub mod relay;
 pub mod rounds;
+pub mod server;
 pub mod state;
 pub mod stdio;
 pub mod verify;
@@ -56,14 +58,15 @@ pub enum Prefer {
 /// What an elicitation gets when elicitd cannot be reached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum NoBroker {
-    /// The host, when it declared the mode; decline otherwise.
+    /// The host, when it declared the mode; cancel otherwise (nobody was
+    /// asked, so nobody declined).
     #[default]
     Auto,
     /// Decline.
     Decline,
     /// Cancel.
     Cancel,
-    /// The host, when it declared the mode; decline otherwise.
+    /// The host, when it declared the mode; cancel otherwise.
     Host,
 }
 
@@ -84,7 +87,8 @@ pub struct Options {
     pub keepalive: Duration,
     /// The longest line accepted from either peer.
     pub max_line_bytes: usize,
-    /// How long the server may take to exit after the host closed stdin.
+    /// How long the server may take to exit after the host closed stdin,
+    /// and again after TERM before KILL.
     pub exit_grace: Duration,
     /// Limits of the schema check.
     pub limits: elicit_proto::Limits,

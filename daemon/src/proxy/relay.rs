@@ -3,20 +3,21 @@
 use std::io::IoSlice;
 use std::os::fd::AsFd;
 use std::path::Path;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 use elicit_proto::dbus::Origin;
+use rustix::process::Signal;
 use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::process::Command;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 
 use super::broker::Broker;
 use super::buffers::Buffers;
 use super::dispatch;
 use super::framing::LineReader;
 use super::outbox::{Out, Outbox};
+use super::server::Server;
 use super::state::{Ctx, State};
 use super::stdio;
 use super::{Options, ProxyError};
@@ -41,27 +42,7 @@ const SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(2);
 /// (128 + signal when a signal ended it), which the proxy should exit
 /// with.
 pub async fn run(options: Options) -> Result<i32, ProxyError> {
-    let Some(program) = options.command.first().cloned() else {
-        return Err(ProxyError::NoCommand);
-    };
-    let mut child = Command::new(&program)
-        .args(&options.command[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        // Never orphan the server, whatever path leaves this function.
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|source| ProxyError::Spawn {
-            command: program.clone(),
-            source,
-        })?;
-    let (Some(server_in), Some(server_out)) = (child.stdin.take(), child.stdout.take()) else {
-        return Err(ProxyError::Io {
-            what: "the server's pipes",
-            source: std::io::Error::other("not captured"),
-        });
-    };
+    let (mut server, (server_in, server_out)) = Server::spawn(&options.command)?;
 
     stdio::widen(server_out.as_fd());
     let origin = Arc::new(Mutex::new(initial_origin(&options.command)));
@@ -86,34 +67,43 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
         })
     };
     let cap = ctx.options.max_line_bytes;
+    let grace = ctx.options.exit_grace;
     let mut from_host = LineReader::new(BufReader::with_capacity(READ_BUFFER, stdio::host_input()), cap)
         .recycling(buffers.clone());
     let mut from_server =
         LineReader::new(BufReader::with_capacity(READ_BUFFER, server_out), cap).recycling(buffers);
     let mut host_open = true;
-    let grace = tokio::time::sleep(std::time::Duration::MAX);
-    tokio::pin!(grace);
-    let mut killed = false;
+    let mut server_open = true;
+    let mut status = None;
+    let mut ending = Ending::Running;
+    let timer = tokio::time::sleep(std::time::Duration::MAX);
+    tokio::pin!(timer);
     // A host that stops the proxy with a signal gets the same orderly end
     // as one that closes its input: the server is not left behind.
     let mut terminate = signal(SignalKind::terminate())?;
     let mut hangup = signal(SignalKind::hangup())?;
     let mut interrupt = signal(SignalKind::interrupt())?;
-    loop {
+    // Ends when the server has exited and its output is drained: a process
+    // it started may still hold that output, which the escalation ends.
+    while status.is_none() || server_open {
+        let mut host_left = false;
         tokio::select! {
             frame = from_host.next(), if host_open => match frame {
                 Ok(Some(frame)) => dispatch::from_host(&ctx, frame),
-                Ok(None) | Err(_) => {
-                    // The host is gone: the server learns it by EOF and
-                    // gets a grace period to exit on its own.
-                    host_open = false;
-                    ctx.outbox.close_server();
-                    grace.as_mut().reset(tokio::time::Instant::now() + ctx.options.exit_grace);
-                }
+                Ok(None) | Err(_) => host_left = true,
             },
-            frame = from_server.next() => match frame {
+            frame = from_server.next(), if server_open => match frame {
                 Ok(Some(frame)) => dispatch::from_server(&ctx, frame),
-                Ok(None) | Err(_) => break,
+                // The server closed its output but may still run: it gets
+                // the grace period to exit, as after the host's EOF.
+                Ok(None) | Err(_) => {
+                    server_open = false;
+                    if ending == Ending::Running {
+                        ctx.outbox.close_server();
+                        ending = Ending::Closing;
+                        timer.as_mut().reset(Instant::now() + grace);
+                    }
+                }
             },
             _ = async {
                 tokio::select! {
@@ -121,31 +111,54 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
                     _ = hangup.recv() => {},
                     _ = interrupt.recv() => {},
                 }
-            }, if host_open => {
-                host_open = false;
+            }, if host_open => host_left = true,
+            exited = server.exited(), if status.is_none() => {
+                status = Some(exited?);
+                // The command the host started is gone; what it started
+                // goes with it.
+                if ending < Ending::Terminated {
+                    server.signal(Signal::TERM);
+                    ending = Ending::Terminated;
+                    timer.as_mut().reset(Instant::now() + grace);
+                }
+            }
+            () = &mut timer, if ending != Ending::Running => match ending {
+                Ending::Closing => {
+                    eprintln!("elicit proxy: the server did not exit after its input closed; terminating it");
+                    server.signal(Signal::TERM);
+                    ending = Ending::Terminated;
+                    timer.as_mut().reset(Instant::now() + grace);
+                }
+                Ending::Terminated => {
+                    eprintln!("elicit proxy: the server did not exit on TERM; killing it");
+                    server.signal(Signal::KILL);
+                    ending = Ending::Killed;
+                    timer.as_mut().reset(Instant::now() + grace);
+                }
+                // Something left the group with the output still open:
+                // stop waiting for it.
+                Ending::Killed | Ending::Running => break,
+            },
+        }
+        if host_left {
+            host_open = false;
+            // The host is the session's end: its forms go now, whatever
+            // the server does next.
+            ctx.broker.host_gone();
+            ctx.cancel_everything();
+            if ending == Ending::Running {
+                // The server learns it by EOF and gets a grace period to
+                // exit on its own.
                 ctx.outbox.close_server();
-                grace.as_mut().reset(tokio::time::Instant::now() + ctx.options.exit_grace);
-            }
-            () = &mut grace, if !host_open && !killed => {
-                eprintln!("elicit proxy: the server did not exit after its input closed; killing it");
-                killed = true;
-                let _ = child.start_kill();
+                ending = Ending::Closing;
+                timer.as_mut().reset(Instant::now() + grace);
             }
         }
     }
-
-    // The server closed its output: it is exiting (or killed); reap it.
-    let status = tokio::select! {
-        status = child.wait() => status,
-        () = tokio::time::sleep(ctx.options.exit_grace) => {
-            let _ = child.start_kill();
-            child.wait().await
-        }
-    }
-    .map_err(|source| ProxyError::Io {
-        what: "waiting for the server",
-        source,
-    })?;
+    let status = match status {
+        Some(status) => status,
+        None => server.exited().await?,
+    };
     // Withdraw every open form: nobody is left to receive its answer.
     ctx.cancel_everything();
     // Let queued lines reach the host (tasks may still hold the outbox, so
@@ -158,7 +171,22 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
     // winding down may hold one, and then the bus connection closing at
     // exit ends the session instead.
     let _ = tokio::time::timeout(SHUTDOWN, broker_task).await;
+    // A process of the tree that let go of the output but ignores TERM.
+    server.reap_group(grace).await;
     Ok(exit_code(status))
+}
+
+/// How far the end of the server has gone; each step has the grace period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Ending {
+    /// Running, the host connected.
+    Running,
+    /// Its input closed, waiting for it to exit on its own.
+    Closing,
+    /// Its group was sent TERM.
+    Terminated,
+    /// Its group was sent KILL.
+    Killed,
 }
 
 fn initial_origin(command: &[String]) -> Origin {

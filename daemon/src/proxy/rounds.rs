@@ -1,8 +1,8 @@
 //! 2026-07-28 multi round-trip requests: a `tools/call`, `prompts/get` or
 //! `resources/read` whose result is `resultType: "input_required"`.
 //!
-//! The proxy answers every elicitation entry of a round through the
-//! broker, one after another (a round that also needs sampling or roots
+//! The proxy submits every elicitation entry of a round to the broker at
+//! once, which shows them one after another (a round that also needs sampling or roots
 //! goes to the host whole when the host declared them), retries the same request with a new id, the
 //! `inputResponses` and the server's `requestState` unchanged, and gives
 //! the host only the final result, under the host's own id.
@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::ask::{self, Decision};
 use super::cancel::Cancel;
+use super::keepalive;
 use super::message;
 use super::outbox::Peer;
 use super::state::Ctx;
@@ -71,6 +72,7 @@ async fn run(ctx: &Ctx, request: &Value, first: Value, cancel: &Cancel) -> Resul
         .cloned();
     let mut response = first;
     let mut round = 0u32;
+    let mut warnings = Vec::new();
     while is_input_required(&response) {
         round += 1;
         if round > ctx.options.max_rounds {
@@ -83,10 +85,11 @@ async fn run(ctx: &Ctx, request: &Value, first: Value, cancel: &Cancel) -> Resul
             ));
         }
         let result = response.get("result").cloned().unwrap_or(Value::Null);
-        let answers = match answer_round(ctx, &result, cancel, &token).await {
+        let (answers, unasked) = match answer_round(ctx, &result, cancel, &token).await {
             Err(Stop::ToHost(_)) => return Err(Stop::ToHost(response)),
             other => other?,
         };
+        warnings.extend(unasked);
         let mut retry = request.clone();
         let id = ctx.outbox.fresh_id();
         retry["id"] = id.clone();
@@ -113,16 +116,37 @@ async fn run(ctx: &Ctx, request: &Value, first: Value, cancel: &Cancel) -> Resul
             }
         };
     }
+    tell_the_host(&mut response, &warnings);
     Ok(response)
 }
 
-/// Answers every entry of one round, in the order the server listed them.
+/// Adds each warning about a form nobody was asked to the final result's
+/// `content` (a tool result's), where the host's model and user read it:
+/// in this era the proxy holds the result the host gets.
+fn tell_the_host(response: &mut Value, warnings: &[String]) {
+    if warnings.is_empty() {
+        return;
+    }
+    let Some(content) = response
+        .get_mut("result")
+        .and_then(|r| r.get_mut("content"))
+        .and_then(Value::as_array_mut)
+    else {
+        return;
+    };
+    for warning in warnings {
+        content.push(json!({"type": "text", "text": warning}));
+    }
+}
+
+/// Answers every entry of one round, in the order the server listed them,
+/// with a warning for each that nobody was asked.
 async fn answer_round(
     ctx: &Ctx,
     result: &Value,
     cancel: &Cancel,
     token: &Option<Value>,
-) -> Result<Map<String, Value>, Stop> {
+) -> Result<(Map<String, Value>, Vec<String>), Stop> {
     let Some(requests) = result.get("inputRequests").and_then(Value::as_object) else {
         return Err(Stop::Fail(
             JsonRpcCode::INTERNAL_ERROR,
@@ -149,28 +173,55 @@ async fn answer_round(
             ));
         }
     }
-    let mut answers = Map::new();
+    // Every entry is checked before any is shown: a bad one fails the
+    // round without a human seeing half of it.
     for (key, entry) in requests {
         let params = entry.get("params").cloned().unwrap_or_else(|| json!({}));
-        let tokens = || token.iter().cloned().collect::<Vec<_>>();
-        let answer = match ask::ask(ctx, &params, cancel, tokens).await {
-            Decision::Result(result) => result,
-            Decision::Host => return Err(Stop::ToHost(Value::Null)),
-            Decision::Invalid(reason) => {
-                return Err(Stop::Fail(
+        if let Err(reason) = ask::check(&params, &ctx.options.limits) {
+            return Err(Stop::Fail(
+                JsonRpcCode::INVALID_PARAMS,
+                format!("the server asked for an invalid form (`{key}`): {reason}"),
+            ));
+        }
+    }
+    // All entries go to the broker at once, in the server's order: it
+    // queues them durably and shows them one after another. When one
+    // fails, the round is withdrawn whole.
+    let round = Cancel::new();
+    let asks = requests.iter().map(|(key, entry)| {
+        let params = entry.get("params").cloned().unwrap_or_else(|| json!({}));
+        let round = &round;
+        async move {
+            match ask::ask(ctx, &params, round, Vec::new).await {
+                Decision::Result(result) => Ok((key.clone(), result, None)),
+                Decision::Unasked { result, warning } => Ok((key.clone(), result, Some(warning))),
+                Decision::Host => Err(Stop::ToHost(Value::Null)),
+                Decision::Invalid(reason) => Err(Stop::Fail(
                     JsonRpcCode::INVALID_PARAMS,
                     format!("the server asked for an invalid form (`{key}`): {reason}"),
-                ));
-            }
-            Decision::Refused(error) => {
-                return Err(Stop::Fail(
+                )),
+                Decision::Refused(error) => Err(Stop::Fail(
                     error.jsonrpc_code(),
                     format!("elicitd refused the form `{key}`: {}", error.detail()),
-                ));
+                )),
+                Decision::Withdrawn => Err(Stop::Cancelled),
             }
-            Decision::Withdrawn => return Err(Stop::Cancelled),
-        };
-        answers.insert(key.clone(), answer);
+        }
+    });
+    let tokens = || token.iter().cloned().collect::<Vec<_>>();
+    let answered = tokio::select! {
+        answered = futures_util::future::try_join_all(asks) => answered,
+        () = cancel.cancelled() => Err(Stop::Cancelled),
+        () = keepalive::run(ctx.outbox.clone(), ctx.options.keepalive, tokens) => Err(Stop::Cancelled),
+    };
+    // Withdraws whatever of the round is still open (nothing, when every
+    // entry was answered).
+    round.cancel();
+    let mut answers = Map::new();
+    let mut warnings = Vec::new();
+    for (key, result, warning) in answered? {
+        answers.insert(key, result);
+        warnings.extend(warning);
     }
-    Ok(answers)
+    Ok((answers, warnings))
 }

@@ -46,9 +46,36 @@ pub struct State {
     pub host_requests: HashMap<String, HostRequest>,
     /// The server's elicitations in flight, by id key.
     pub server_elicitations: HashMap<String, ServerElicitation>,
+    /// The least severe log level the host asked for with
+    /// `logging/setLevel`, if it did.
+    pub host_log_level: Option<String>,
     /// `elicitationId`s of URL elicitations the proxy answered: their
     /// `notifications/elicitation/complete` is not the host's business.
     pub handled_url_ids: HashSet<String>,
+}
+
+/// RFC 5424 severities as MCP names them, least severe first.
+const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+impl State {
+    /// Whether the host wants a log message of `level`: always, unless it
+    /// set a stricter level with `logging/setLevel`.
+    pub fn host_logs(&self, level: &str) -> bool {
+        let rank = |name: &str| LOG_LEVELS.iter().position(|l| *l == name);
+        match (self.host_log_level.as_deref().and_then(rank), rank(level)) {
+            (Some(least), Some(level)) => level >= least,
+            _ => true,
+        }
+    }
 }
 
 /// Everything a task of the relay needs; cheap to clone.

@@ -508,3 +508,25 @@ fn resizing_redraws_at_every_size() {
     let (text, _) = screen_with(&app, 30, 8, Theme::new(true));
     assert!(text.contains("enlarge"), "{text}");
 }
+
+#[test]
+fn a_sent_notice_never_shows_under_another_servers_form() {
+    let mut app = app_with("confirm-no-fields");
+    app.show(show(
+        "2",
+        "tracker",
+        "cursor",
+        &request("tracking-pattern-enumnames"),
+    ));
+    app.answered("1", &ElicitationAction::Accept, Ok(()));
+    let text = screen(&app);
+    assert!(text.contains("Which package?"), "{text}");
+    assert!(
+        !text.contains("Sent to contacts-server"),
+        "the outcome of contacts-server's form is not tracker's: {text}"
+    );
+    // With no form left, it says what was sent.
+    app.answered("2", &ElicitationAction::Decline, Ok(()));
+    let text = screen(&app);
+    assert!(text.contains("Sent to tracker: declined."), "{text}");
+}

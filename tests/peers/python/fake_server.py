@@ -2,12 +2,14 @@
 
 It exercises the proxy where no real SDK misbehaves on purpose: malformed
 lines, an out-of-subset schema, its own cancellation, dying mid-form,
-oversized lines, and ignoring EOF (`--stubborn`). Every response it
+oversized lines, ignoring EOF and TERM (`--stubborn`), and a 2026-07-28
+round of two forms (`two_forms`). Every response it
 receives is echoed to the host as a `test/got` notification, so that a test
 sees what the proxy answered the server.
 """
 
 import json
+import signal
 import sys
 import time
 
@@ -48,6 +50,11 @@ def on_call(request):
     elif name == "bad_form":
         send({"jsonrpc": "2.0", "id": "e-bad", "method": "elicitation/create", "params": BAD_FORM})
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
+    elif name == "form":
+        # The form given in the arguments, as the server's own request.
+        params = request["params"]["arguments"]["params"]
+        send({"jsonrpc": "2.0", "id": "e-" + str(rid), "method": "elicitation/create", "params": params})
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
     elif name == "ask":
         send({"jsonrpc": "2.0", "id": "e-" + str(rid), "method": "elicitation/create", "params": GOOD_FORM})
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
@@ -58,6 +65,26 @@ def on_call(request):
     elif name == "huge":
         raw('{"jsonrpc":"2.0","method":"test/huge","params":{"pad":"' + "x" * 5000 + '"}}')
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
+    elif name == "ask_url":
+        params = {"mode": "url", "message": "Sign in", "url": "https://example.com/login", "elicitationId": "u-1"}
+        send({"jsonrpc": "2.0", "id": "e-" + str(rid), "method": "elicitation/create", "params": params})
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
+    elif name == "two_forms":
+        # 2026-07-28: one round of two forms, then a result naming the
+        # answers it got.
+        responses = request["params"].get("inputResponses")
+        if responses is None:
+            send({"jsonrpc": "2.0", "id": rid, "result": {
+                "resultType": "input_required",
+                "inputRequests": {
+                    "first": {"method": "elicitation/create", "params": GOOD_FORM},
+                    "second": {"method": "elicitation/create", "params": dict(GOOD_FORM, message="Your other name?")},
+                },
+                "requestState": "round-1",
+            }})
+        else:
+            text = json.dumps(responses, sort_keys=True)
+            send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}})
     elif name == "die":
         sys.exit(3)
 
@@ -74,5 +101,9 @@ for line in sys.stdin:
     elif message.get("method") == "tools/call":
         on_call(message)
 
+if STUBBORN:
+    # Ignores TERM too, as a server stuck in a system call may: only KILL
+    # ends it.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 while STUBBORN:
     time.sleep(3600)

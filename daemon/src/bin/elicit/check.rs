@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use elicit_proto::{Answer, Elicitation, Form, Limits, Mode, validate_answer};
+use elicit_proto::{Answer, Elicitation, FieldError, Form, Limits, Mode, validate_answer};
 use serde_json::{Value, json};
 
 use crate::input::{Output, outln, read_capped};
@@ -79,13 +79,17 @@ fn check(args: Args, out: &mut Output) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     };
     let text = read_capped(&answer_path, limits.max_answer_bytes)?;
-    let answer: Answer = serde_json::from_str(&text).with_context(|| {
-        format!(
-            "{} is not an answer of the form {{\"action\": \"accept\"|\"decline\"|\"cancel\", \"content\": {{…}}}}",
-            display_name(&answer_path)
-        )
-    })?;
-    let verdict = validate_answer(&request, &answer, &limits);
+    let answer: Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", display_name(&answer_path)))?;
+    // JSON that is not an answer (an unknown action such as "maybe", a
+    // missing action) is an answer that breaks the rules: exit 1, like
+    // any other invalid answer, not a usage error.
+    let verdict = match serde_json::from_value::<Answer>(answer.clone()) {
+        // The broker fills omitted defaults before it validates; so does
+        // the check, so that both give the same verdict.
+        Ok(answer) => validate_answer(&request, &answer.completed(&request), &limits),
+        Err(_) => Err(vec![not_an_answer(&answer)]),
+    };
     if args.json {
         let errors = verdict.as_ref().err().cloned().unwrap_or_default();
         out.json(&json!({"valid": verdict.is_ok(), "errors": errors}));
@@ -150,6 +154,22 @@ fn print_form(out: &mut Output, message: &str, form: &Form) {
             required,
             field.label
         );
+    }
+}
+
+/// Why `answer`, valid JSON, is no `{"action", "content"}` answer.
+fn not_an_answer(answer: &Value) -> FieldError {
+    let message = match answer.get("action") {
+        Some(Value::String(action)) => {
+            format!("unknown action {action:?}; it must be accept, decline or cancel")
+        }
+        Some(other) => format!("`action` must be accept, decline or cancel, not {other}"),
+        None if answer.is_object() => "has no `action` (accept, decline or cancel)".to_owned(),
+        None => "must be an object {\"action\": …, \"content\": …}".to_owned(),
+    };
+    FieldError {
+        field: String::new(),
+        message,
     }
 }
 

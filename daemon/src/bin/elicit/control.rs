@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use elicit_proto::Error;
 use elicit_proto::dbus::Broker1Proxy;
+use elicit_proto::text::escape_controls;
 use elicitd::client::connect;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
@@ -38,23 +39,61 @@ pub async fn list(args: ListArgs, bus: Option<&str>) -> anyhow::Result<ExitCode>
     if forms.is_empty() {
         say!("no pending forms");
     }
-    for form in &forms {
-        let origin = &form["origin"];
-        let who = origin["server"]
-            .as_str()
-            .or(origin["host"].as_str())
-            .unwrap_or("?");
-        say!(
-            "{:>6}  session {:<6} {:<10} {:>6}s  {}  {:?}",
-            form["id"],
-            form["session"].as_str().unwrap_or("?"),
-            form["state"].as_str().unwrap_or("?"),
-            form["age-ms"].as_u64().unwrap_or(0) / 1000,
-            who,
-            form["message"].as_str().unwrap_or(""),
-        );
+    for line in list_table(&forms) {
+        say!("{line}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The lines of `elicit list`: columns as wide as their widest cell, so
+/// that they line up whatever the ids' and sessions' lengths.
+fn list_table(forms: &[Value]) -> Vec<String> {
+    let rows: Vec<[String; 6]> = forms
+        .iter()
+        .map(|form| {
+            let origin = &form["origin"];
+            let who = origin["server"]
+                .as_str()
+                .or(origin["host"].as_str())
+                .unwrap_or("?");
+            [
+                form["id"].to_string(),
+                format!("session {}", form["session"].as_str().unwrap_or("?")),
+                form["state"].as_str().unwrap_or("?").to_owned(),
+                format!("{}s", form["age-ms"].as_u64().unwrap_or(0) / 1000),
+                // Escaped before measuring, so that widths are as shown.
+                escape_controls(who).into_owned(),
+                escape_controls(&format!("{:?}", form["message"].as_str().unwrap_or(""))).into_owned(),
+            ]
+        })
+        .collect();
+    let width = |column: usize| rows.iter().map(|r| r[column].chars().count()).max().unwrap_or(0);
+    let (id, session, state, age, who) = (width(0), width(1), width(2), width(3), width(4));
+    rows.iter()
+        .map(|r| {
+            format!(
+                "{:>id$}  {:<session$}  {:<state$}  {:>age$}  {:<who$}  {}",
+                r[0], r[1], r[2], r[3], r[4], r[5]
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn list_columns_line_up_at_three_digit_ids() {
+        let form = |id: u64, session: &str| {
+            json!({"id": id, "session": session, "state": "queued", "age-ms": 1000 * id,
+                   "origin": {"server": "s"}, "message": "m"})
+        };
+        let lines = super::list_table(&[form(7, "3"), form(123, "1004")]);
+        let column = |line: &str| line.find("queued");
+        assert_eq!(column(&lines[0]), column(&lines[1]), "{lines:#?}");
+        assert_eq!(lines[0].find('"'), lines[1].find('"'), "{lines:#?}");
+    }
 }
 
 /// `elicit watch` options.

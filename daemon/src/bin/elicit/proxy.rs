@@ -9,14 +9,16 @@ use elicitd::proxy::{self, NoBroker, Options, Prefer};
 /// elicitd; everything else passes through untouched.
 ///
 /// Put `elicit proxy --` in front of the server's command wherever the host
-/// starts it. The proxy exits with the server's exit status.
+/// starts it. The server runs in a process group of its own, which goes
+/// with it (TERM, then KILL). The proxy exits with the server's exit
+/// status.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Who answers an elicitation the host declared it can render itself.
     #[arg(long, value_enum, default_value = "broker")]
     prefer: PreferArg,
     /// What elicitations get when elicitd cannot be reached
-    /// [default: the host if it declared elicitation, else decline].
+    /// [default: the host if it declared elicitation, else cancel].
     #[arg(long, value_enum, value_name = "OUTCOME")]
     no_broker: Option<NoBrokerArg>,
     /// Rounds of 2026-07-28 `input_required` one request may take.
@@ -29,7 +31,8 @@ pub struct Args {
     #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024, hide = true)]
     max_line_bytes: usize,
     /// Milliseconds the server may take to exit after the host closed
-    /// its input, before it is killed.
+    /// its input, before its process group gets TERM; and again, after
+    /// TERM, before KILL.
     #[arg(long, value_name = "MS", default_value_t = 5_000, hide = true)]
     exit_grace_ms: u64,
     /// The MCP server's command and its arguments.

@@ -54,6 +54,10 @@ pub struct App {
     pub selected: usize,
     /// The last thing that happened (a form withdrawn, answered…).
     pub notice: Option<String>,
+    /// The server a "Sent to" notice is about: it shows only while no
+    /// form or a form of that server is current, never under another
+    /// server's form, where it would read as that form's outcome.
+    pub notice_server: Option<String>,
     /// What is drawn over the form.
     pub overlay: Overlay,
     /// Whether the broker has this front-end registered, or why not.
@@ -68,6 +72,7 @@ impl Default for App {
             entries: Vec::new(),
             selected: 0,
             notice: None,
+            notice_server: None,
             overlay: Overlay::None,
             link: Err("connecting to elicitd".into()),
             backlog: Default::default(),
@@ -76,6 +81,15 @@ impl Default for App {
 }
 
 impl App {
+    /// The notice to show now, if any (see [`App::notice_server`]).
+    pub fn visible_notice(&self) -> Option<&str> {
+        let notice = self.notice.as_deref()?;
+        match (&self.notice_server, self.current()) {
+            (Some(server), Some(entry)) if entry.server() != server => None,
+            _ => Some(notice),
+        }
+    }
+
     /// The entry being answered.
     pub fn current(&self) -> Option<&Entry> {
         self.entries.get(self.selected)
@@ -97,6 +111,7 @@ impl App {
     /// The broker withdraws a form.
     pub fn withdraw(&mut self, form: &str, reason: &str) {
         if let Some(entry) = self.remove(form) {
+            self.notice_server = None;
             self.notice = Some(format!(
                 "The form from {} was withdrawn: {}.",
                 entry.server(),
@@ -126,6 +141,7 @@ impl App {
             Ok(()) => {
                 if let Some(entry) = self.remove(form) {
                     self.notice = Some(format!("Sent to {}: {}.", entry.server(), action_word(action)));
+                    self.notice_server = Some(entry.server().to_owned());
                 }
             }
             Err(Error::InvalidAnswer(json)) => {
@@ -148,6 +164,7 @@ impl App {
             Err(error) => {
                 if let Some(entry) = self.remove(form) {
                     self.notice = Some(format!("The answer to {} was not taken: {error}", entry.server()));
+                    self.notice_server = None;
                 }
             }
         }

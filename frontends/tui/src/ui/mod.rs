@@ -198,8 +198,8 @@ fn status_line(app: &App, theme: Theme) -> Line<'static> {
     if let Some(entry) = app.current().filter(|e| e.sending) {
         return Line::raw(format!("Sending the answer to {}...", entry.server()));
     }
-    if let Some(notice) = &app.notice {
-        return Line::raw(notice.clone());
+    if let Some(notice) = app.visible_notice() {
+        return Line::raw(notice.to_owned());
     }
     match &app.link {
         Ok(()) => Line::raw(""),
