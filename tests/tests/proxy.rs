@@ -9,7 +9,6 @@
 //!
 //! is missing says so loudly and returns, or fails when `CI` is set.
 
-use std::path::PathBuf;
 use std::process::Stdio;
 
 use elicit_tests::mcp::{Host, V2025, everything, fake, meta2026, python, text_of, tool_names};
@@ -627,93 +626,17 @@ async fn python_prefer_host_and_legacy_keepalive() {
 
 // ---------------------------------------------------------------- remote
 
-/// The REMOTE.md recipe against a real OpenSSH server on 127.0.0.1: the
-/// "remote" proxy reaches the daemon through `ssh -R` to the bus socket.
+/// The fallback of REMOTE.md against a real OpenSSH server on 127.0.0.1:
+/// the "remote" proxy reaches the daemon through `ssh -R` to the whole bus
+/// socket (tests/tests/asker_socket.rs has the recommended asker socket).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_remote_agent_reaches_the_daemon_through_ssh_forwarding() {
-    let sshd = PathBuf::from("/usr/sbin/sshd");
-    if !sshd.exists() || which("ssh").is_none() || which("ssh-keygen").is_none() {
-        eprintln!(
-            "\n!!! SKIPPED: OpenSSH (openssh-server, openssh-client) is not installed; run tests/peers/INSTALL.sh as root !!!\n"
-        );
-        return;
-    }
+    let Some(sshd) = elicit_tests::ssh::Sshd::start() else { return };
     let (bus, _daemon, mut frontend) = system().await;
     let dir = tempfile::tempdir().expect("temp dir");
-    let d = dir.path();
-    for key in ["host_key", "user_key"] {
-        let status = std::process::Command::new("ssh-keygen")
-            .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-            .arg(d.join(key))
-            .status()
-            .expect("ssh-keygen");
-        assert!(status.success());
-    }
-    std::fs::copy(d.join("user_key.pub"), d.join("authorized_keys")).expect("authorized_keys");
-    std::fs::create_dir_all("/run/sshd").expect("privilege separation dir");
-    // An unused port: bind, read it, release it for sshd.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port();
-    let config = d.join("sshd_config");
-    std::fs::write(
-        &config,
-        format!(
-            "ListenAddress 127.0.0.1\nPort {port}\nHostKey {}\nAuthorizedKeysFile {}\nPidFile none\n\
-             UsePAM no\nStrictModes no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n\
-             AllowStreamLocalForwarding yes\nStreamLocalBindUnlink yes\n",
-            d.join("host_key").display(),
-            d.join("authorized_keys").display()
-        ),
-    )
-    .expect("sshd_config");
-    let mut server = Command::new(&sshd)
-        .arg("-D")
-        .arg("-e")
-        .arg("-f")
-        .arg(&config)
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("sshd");
-    let remote_socket = d.join("remote-bus.sock");
+    let remote_socket = dir.path().join("remote-bus.sock");
     let user = std::env::var("USER").unwrap_or_else(|_| "root".into());
-    let forward = format!("{}:{}", remote_socket.display(), bus.dir().join("bus").display());
-    // sshd may need a moment to listen: retry the client until the
-    // forwarded socket appears.
-    let mut client: Option<tokio::process::Child> = None;
-    elicit_tests::eventually("the ssh -R socket to appear", || {
-        if remote_socket.exists() {
-            return std::future::ready(true);
-        }
-        let running = client
-            .as_mut()
-            .is_some_and(|c| c.try_wait().ok().flatten().is_none());
-        if !running {
-            client = Command::new("ssh")
-                .args(["-N", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no"])
-                .args([
-                    "-o",
-                    "UserKnownHostsFile=/dev/null",
-                    "-o",
-                    "ExitOnForwardFailure=yes",
-                ])
-                .arg("-i")
-                .arg(d.join("user_key"))
-                .arg("-p")
-                .arg(port.to_string())
-                .arg("-R")
-                .arg(&forward)
-                .arg(format!("{user}@127.0.0.1"))
-                .stderr(Stdio::null())
-                .kill_on_drop(true)
-                .spawn()
-                .ok();
-        }
-        std::future::ready(false)
-    })
-    .await;
+    let client = sshd.forward(&user, &remote_socket, &bus.dir().join("bus")).await;
 
     let address = format!("unix:path={}", remote_socket.display());
     let mut host = Host::proxy(&address, &[], &fake(&[]));
@@ -733,15 +656,6 @@ async fn a_remote_agent_reaches_the_daemon_through_ssh_forwarding() {
     assert_eq!(got["params"]["line"]["result"]["content"]["name"], "far away");
     drop(host);
     drop(client);
-    let _ = server.start_kill();
-}
-
-fn which(program: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|p| p.join(program))
-            .find(|p| p.exists())
-    })
 }
 
 /// Node hosts connect a server's stdio through socket pairs, shells and
