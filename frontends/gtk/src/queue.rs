@@ -92,9 +92,10 @@ impl Entry {
 
     /// The window title: who asks, for whom.
     pub fn title(&self) -> String {
+        let remote = if self.origin.remote { " (remote machine)" } else { "" };
         match &self.origin.server {
-            Some(server) => format!("{server} asks, for {}", self.host()),
-            None => format!("An unnamed server asks, for {}", self.host()),
+            Some(server) => format!("{server} asks, for {}{remote}", self.host()),
+            None => format!("An unnamed server asks, for {}{remote}", self.host()),
         }
     }
 

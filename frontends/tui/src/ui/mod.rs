@@ -77,7 +77,8 @@ fn title(app: &App) -> String {
             } else {
                 String::new()
             };
-            format!(" {} asks, for {}{of}", entry.server(), entry.host())
+            let remote = if entry.origin.remote { " (remote machine)" } else { "" };
+            format!(" {} asks, for {}{remote}{of}", entry.server(), entry.host())
         }
         None => " elicit-tui: no forms waiting".to_owned(),
     }
