@@ -631,7 +631,9 @@ async fn python_prefer_host_and_legacy_keepalive() {
 /// socket (tests/tests/asker_socket.rs has the recommended asker socket).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_remote_agent_reaches_the_daemon_through_ssh_forwarding() {
-    let Some(sshd) = elicit_tests::ssh::Sshd::start() else { return };
+    let Some(sshd) = elicit_tests::ssh::Sshd::start() else {
+        return;
+    };
     let (bus, _daemon, mut frontend) = system().await;
     let dir = tempfile::tempdir().expect("temp dir");
     let remote_socket = dir.path().join("remote-bus.sock");

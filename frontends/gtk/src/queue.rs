@@ -92,7 +92,11 @@ impl Entry {
 
     /// The window title: who asks, for whom.
     pub fn title(&self) -> String {
-        let remote = if self.origin.remote { " (remote machine)" } else { "" };
+        let remote = if self.origin.remote {
+            " (remote machine)"
+        } else {
+            ""
+        };
         match &self.origin.server {
             Some(server) => format!("{server} asks, for {}{remote}", self.host()),
             None => format!("An unnamed server asks, for {}{remote}", self.host()),

@@ -77,7 +77,11 @@ fn title(app: &App) -> String {
             } else {
                 String::new()
             };
-            let remote = if entry.origin.remote { " (remote machine)" } else { "" };
+            let remote = if entry.origin.remote {
+                " (remote machine)"
+            } else {
+                ""
+            };
             format!(" {} asks, for {}{remote}{of}", entry.server(), entry.host())
         }
         None => " elicit-tui: no forms waiting".to_owned(),
