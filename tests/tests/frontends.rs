@@ -113,7 +113,11 @@ fn programs(dir: &Path, programs: &[(&str, &str)]) -> (String, PathBuf) {
 }
 
 async fn started_programs(started: &Path) -> Vec<String> {
-    eventually("a front-end program to start", || async { started.exists() }).await;
+    // `>>` creates the file before `echo` writes to it: wait for a line.
+    eventually("a front-end program to start", || async {
+        std::fs::read_to_string(started).is_ok_and(|text| text.ends_with('\n'))
+    })
+    .await;
     // A program that exits at once may be started again by a later
     // dispatch: which programs ran is what counts.
     let mut names: Vec<String> = std::fs::read_to_string(started)
