@@ -4,13 +4,15 @@
 //! * [`bus`] — the D-Bus objects that expose the broker;
 //! * [`store`] — what survives a restart;
 //! * [`config`] — `config.toml`;
-//! * [`client`] — the client side used by `elicit ask` and the proxy.
+//! * [`client`] — the client side used by `elicit ask` and the proxy;
+//! * [`lifecycle`] — the state directory's lock, PID and log files.
 
 pub mod broker;
 pub mod bus;
 pub mod client;
 pub mod config;
 pub mod launcher;
+pub mod lifecycle;
 pub mod logging;
 pub mod paths;
 pub mod proxy;

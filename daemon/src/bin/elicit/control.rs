@@ -194,6 +194,9 @@ pub async fn status(bus: Option<&str>) -> anyhow::Result<ExitCode> {
         Ok(version) => version,
         Err(error) => {
             eprintln!("elicitd is not reachable: {error}");
+            if let Some(line) = log_line() {
+                eprintln!("{line}");
+            }
             return Ok(ExitCode::from(1));
         }
     };
@@ -201,5 +204,24 @@ pub async fn status(bus: Option<&str>) -> anyhow::Result<ExitCode> {
     println!("pending forms: {}", broker.pending().await?);
     println!("sessions:      {}", broker.sessions().await?);
     println!("front-ends:    {}", broker.frontends().await?);
+    if let Some(line) = log_line() {
+        println!("{line}");
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the default state directory's daemon logs: the file it writes
+/// when started without a terminal or the journal (a `dbus-launch`
+/// session), else the journal or its standard error; and its PID.
+fn log_line() -> Option<String> {
+    let dir = elicitd::paths::state_dir()?;
+    let file = elicitd::lifecycle::log_file(&dir);
+    let pid = elicitd::lifecycle::running_pid(&dir)
+        .map(|pid| format!("\npid:           {pid}"))
+        .unwrap_or_default();
+    Some(if file.exists() {
+        format!("log:           {}{pid}", file.display())
+    } else {
+        format!("log:           the journal (journalctl --user -u elicitd) or its standard error{pid}")
+    })
 }
