@@ -81,16 +81,24 @@ done
 in_root dpkg-query -W elicitd elicit-gtk
 
 step "systemd-analyze verify --user of the installed unit"
-# The root has no systemd; the host's systemd-analyze verifies the unit
-# against the root's files (ExecStart names the root's /usr/bin/elicitd).
+# The root has no systemd, and the host's systemd-analyze takes no --root
+# for user units: it verifies a copy of the installed unit whose ExecStart
+# names the root's binary (the file name must stay elicitd.service).
+unit_dir=$(mktemp -d)
 runtime=$(mktemp -d)
-verify=$(XDG_RUNTIME_DIR=$runtime systemd-analyze verify --user --man=no --root="$root" \
-  /usr/lib/systemd/user/elicitd.service 2>&1) || die "systemd-analyze verify: $verify"
-rm -rf "$runtime"
+sed "s|^ExecStart=/usr/bin/elicitd |ExecStart=$root/usr/bin/elicitd |" \
+  "$root/usr/lib/systemd/user/elicitd.service" >"$unit_dir/elicitd.service"
+grep -q "^ExecStart=$root/usr/bin/elicitd " "$unit_dir/elicitd.service" || die "the installed unit's ExecStart is not /usr/bin/elicitd"
+verify=$(XDG_RUNTIME_DIR=$runtime systemd-analyze verify --user --man=no "$unit_dir/elicitd.service" 2>&1) ||
+  die "systemd-analyze verify: $verify"
+rm -rf "$unit_dir" "$runtime"
 [ -z "$verify" ] || die "systemd-analyze verify complains: $verify"
 
 step "a normal user's dbus-launch sessions"
 in_root useradd --create-home --shell /bin/sh alice
+# Every installed system has a machine id (systemd or dbus's postinst
+# writes it); a bare debootstrap root may not, and dbus-launch needs one.
+[ -s "$root/etc/machine-id" ] || in_root dbus-uuidgen --ensure=/etc/machine-id
 cat >"$root/tmp/session.sh" <<'SESSION'
 #!/bin/sh
 # Runs as alice. Every wait is for a condition, with a deadline.
@@ -140,7 +148,8 @@ within 20 "the second daemon to leave with its bus" gone "$pid2"
 echo "sessions ok"
 SESSION
 chmod 755 "$root/tmp/session.sh"
-chroot --userspec=alice:alice "$root" env -i HOME=/home/alice USER=alice LANG=C.UTF-8 \
+alice=$(in_root id -u alice):$(in_root id -g alice)
+chroot --userspec="$alice" "$root" env -i HOME=/home/alice USER=alice LANG=C.UTF-8 \
   PATH=/usr/bin:/bin /tmp/session.sh || die "the user's sessions (above)"
 
 step "apt-get purge leaves nothing but the user's data"
