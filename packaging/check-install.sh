@@ -49,6 +49,8 @@ cleanup() {
 }
 trap cleanup EXIT
 tar -C "$root" -xzf "$cache/bookworm-minbase.tar.gz"
+# The tarball's "./" keeps mktemp's 0700, which would lock the user out.
+chmod 755 "$root"
 for fs in proc dev dev/pts; do
   case $fs in
     proc) mount -t proc proc "$root/proc" ;;
