@@ -82,10 +82,10 @@ impl Inner {
         if self.written >= LIMIT || self.file.is_none() {
             // A failed rotation must not silence the daemon: keep writing
             // to whatever file is open, or try again with the next event.
-            if let Err(error) = self.rotate() {
-                if self.file.is_none() {
-                    return Err(error);
-                }
+            if let Err(error) = self.rotate()
+                && self.file.is_none()
+            {
+                return Err(error);
             }
         }
         let Some(file) = self.file.as_mut() else {
