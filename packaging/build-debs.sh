@@ -23,8 +23,9 @@ maintainer="$name <$email>"
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 [ -n "$version" ] || { echo "build-debs.sh: no version in Cargo.toml" >&2; exit 1; }
 
-cargo build --release --locked -p elicitd -p elicit-tui -p elicit-notify -p elicit-gtk --bins
-packaging/debian-docs.sh target
+# The dist profile (Cargo.toml): smaller binaries than release.
+cargo build --profile dist --locked -p elicitd -p elicit-tui -p elicit-notify -p elicit-gtk --bins
+packaging/debian-docs.sh target dist
 
 # The Debian changelog (cargo-deb gzips it into changelog.Debian.gz): one
 # entry per build, dated by the commit so that a rebuild is identical.
@@ -40,6 +41,7 @@ elicitd ($version-1) unstable; urgency=medium
 CHANGES
 
 rm -f target/debian/elicitd_*.deb target/debian/elicit-gtk_*.deb
-cargo deb -p elicitd --no-build --maintainer "$maintainer"
-cargo deb -p elicit-gtk --no-build --maintainer "$maintainer"
+# cargo-deb reads the assets' target/release/ as the profile's folder.
+cargo deb -p elicitd --profile dist --no-build --maintainer "$maintainer"
+cargo deb -p elicit-gtk --profile dist --no-build --maintainer "$maintainer"
 ls -l target/debian/*.deb
