@@ -6,7 +6,8 @@
 //! * [`store`] — what survives a restart;
 //! * [`durable`] — what makes the store survive a power cut;
 //! * [`config`] — `config.toml`;
-//! * [`client`] — the client side used by `elicit ask` and the proxy.
+//! * [`client`] — the client side used by `elicit ask` and the proxy;
+//! * [`lifecycle`] — the state directory's lock, PID and log files.
 
 pub mod asker;
 pub mod broker;
@@ -16,6 +17,7 @@ pub mod config;
 pub mod discovery;
 pub mod durable;
 pub mod launcher;
+pub mod lifecycle;
 pub mod logging;
 pub mod paths;
 pub mod proxy;

@@ -1,4 +1,5 @@
-//! The daemon's logs: standard error, which systemd connects to the journal.
+//! The daemon's logs: standard error, which systemd connects to the journal,
+//! or a file in the state directory when nobody would read standard error.
 //!
 //! When standard error *is* the journal (systemd says so in `JOURNAL_STREAM`)
 //! every line starts with its syslog priority (`<3>` error … `<7>` debug, see
@@ -7,17 +8,43 @@
 //! chosen over tracing-journald: no extra dependency or socket, the same code
 //! path whether systemd or a bare `dbus-daemon` started the daemon, and
 //! nothing is lost when the journal socket is not reachable from the sandbox.
+//!
+//! A `dbus-daemon` without systemd (a `dbus-launch` session) starts the
+//! services it activates with standard error on `/dev/null`: then the logs go
+//! to [`file::RotatingFile`] in the state directory, where `elicit status`
+//! points. A pipe or a file on standard error is someone's choice (a
+//! supervisor, `2>log`, the tests) and is kept.
+
+mod file;
 
 use std::io::{self, Write};
 use std::os::fd::AsFd;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
 
 use tracing::{Level, Metadata};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
 
+/// Where the logs go, decided once at start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Destination {
+    /// The journal, through standard error.
+    Journal,
+    /// Standard error: a terminal, a pipe or a file someone chose.
+    Stderr,
+    /// The rotated file in the state directory.
+    File(PathBuf),
+    /// Standard error although it is discarded: the file could not be
+    /// opened (why).
+    Discarded(String),
+}
+
 /// Installs the global subscriber; `ELICITD_LOG` filters (default `info`).
-pub fn init() {
+/// `log_file` is where the logs go when standard error leads nowhere; the
+/// caller logs the returned [`Destination`] so that a reader of any of
+/// them knows where the others went.
+pub fn init(log_file: Option<&Path>) -> Destination {
     let filter = EnvFilter::try_from_env("ELICITD_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
     if stderr_is_journal() {
         tracing_subscriber::fmt()
@@ -26,13 +53,49 @@ pub fn init() {
             .with_ansi(false)
             .without_time()
             .init();
-    } else {
-        tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .with_writer(io::stderr)
-            .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
-            .init();
+        return Destination::Journal;
     }
+    if let (true, Some(path)) = (stderr_is_discarded(), log_file) {
+        match file::RotatingFile::open(path) {
+            Ok(writer) => {
+                tracing_subscriber::fmt()
+                    .with_env_filter(filter)
+                    .with_writer(writer)
+                    .with_ansi(false)
+                    .init();
+                return Destination::File(path.to_owned());
+            }
+            Err(error) => {
+                init_stderr(filter);
+                return Destination::Discarded(format!("{}: {error}", path.display()));
+            }
+        }
+    }
+    init_stderr(filter);
+    Destination::Stderr
+}
+
+fn init_stderr(filter: EnvFilter) {
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
+        .init();
+}
+
+/// True when standard error is `/dev/null` or not open at all: what a
+/// `dbus-daemon` started by `dbus-launch` gives the services it starts.
+fn stderr_is_discarded() -> bool {
+    let Ok(fd) = io::stderr().as_fd().try_clone_to_owned() else {
+        return true;
+    };
+    let Ok(meta) = std::fs::File::from(fd).metadata() else {
+        return true;
+    };
+    let Ok(null) = std::fs::metadata("/dev/null") else {
+        return false;
+    };
+    meta.file_type().is_char_device() && meta.rdev() == null.rdev()
 }
 
 /// True when `JOURNAL_STREAM` (`DEVICE:INODE`) names our standard error; a

@@ -10,6 +10,8 @@ use elicit_proto::dbus::{BROKER_PATH, BUS_NAME};
 use elicitd::broker::Broker;
 use elicitd::bus::{BrokerIface, watch_departures};
 use elicitd::config::Config;
+use elicitd::lifecycle::{self, StateLock};
+use elicitd::logging::{self, Destination};
 use elicitd::paths;
 use elicitd::rules::Rules;
 use elicitd::store::Store;
@@ -43,12 +45,31 @@ struct Args {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    elicitd::logging::init();
     let args = Args::parse();
     if let Some(dir) = &args.generate_docs {
         return generate_docs(dir);
     }
-    match run(args).await {
+    // The state directory comes first: it is where the logs go when
+    // nobody reads standard error, so a failure to make it is logged after.
+    let state_dir = args.state_dir.clone().or_else(paths::state_dir);
+    let prepared = state_dir.as_deref().map(lifecycle::create_state_dir);
+    let log_file = match (&state_dir, &prepared) {
+        (Some(dir), Some(Ok(()))) => Some(lifecycle::log_file(dir)),
+        _ => None,
+    };
+    match logging::init(log_file.as_deref()) {
+        Destination::Discarded(why) => tracing::warn!("no log file ({why}): logging to standard error"),
+        Destination::File(path) => {
+            tracing::info!(pid = std::process::id(), "elicitd logs to {}", path.display())
+        }
+        Destination::Journal | Destination::Stderr => {}
+    }
+    let started = match (state_dir, prepared) {
+        (Some(dir), Some(Ok(()))) => run(args, dir).await,
+        (_, Some(Err(error))) => Err(error.into()),
+        _ => Err(anyhow!("no home directory: pass --state-dir")),
+    };
+    match started {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!("{error:#}");
@@ -57,17 +78,15 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(args: Args) -> anyhow::Result<()> {
+async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     let config_path = args
         .config
         .or_else(paths::config_file)
         .ok_or_else(|| anyhow!("no home directory: pass --config"))?;
     let config = Config::load(&config_path)?;
-    let state_dir = args
-        .state_dir
-        .or_else(paths::state_dir)
-        .ok_or_else(|| anyhow!("no home directory: pass --state-dir"))?;
-    std::fs::create_dir_all(&state_dir).with_context(|| format!("cannot create {}", state_dir.display()))?;
+    // Held until the end of this function, after the last flush; sled's
+    // own lock would only say "could not acquire lock" without naming who.
+    let _lock = StateLock::acquire(&state_dir)?;
     let store = Store::open(&state_dir, config.store.sync)
         .with_context(|| format!("cannot open the queue in {}", state_dir.display()))?;
 
@@ -106,8 +125,14 @@ async fn run(args: Args) -> anyhow::Result<()> {
     // when this value drops at the end of `run`.
     let _record = record_bus(args.bus.as_deref());
 
-    shutdown_signal().await;
-    tracing::info!("elicitd stopping");
+    // Without systemd nothing stops the daemon when the session ends; its
+    // bus going away is that signal, and the next session's daemon needs
+    // the state directory.
+    let reason = tokio::select! {
+        signal = shutdown_signal() => signal,
+        () = conn.closed() => "its bus connection closed",
+    };
+    tracing::info!("elicitd stopping: {reason}");
     if let Err(error) = broker.flush().await {
         tracing::error!(%error, "the last flush failed");
     }
@@ -172,8 +197,8 @@ async fn watch(broker: Arc<Broker>) {
     }
 }
 
-/// SIGTERM (systemd) or SIGINT (a terminal).
-async fn shutdown_signal() {
+/// SIGTERM (systemd) or SIGINT (a terminal); says which.
+async fn shutdown_signal() -> &'static str {
     let terminate = async {
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
             Ok(mut signal) => {
@@ -183,7 +208,7 @@ async fn shutdown_signal() {
         }
     };
     tokio::select! {
-        _ = terminate => {}
-        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate => "SIGTERM",
+        _ = tokio::signal::ctrl_c() => "SIGINT",
     }
 }

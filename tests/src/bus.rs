@@ -24,6 +24,17 @@ impl PrivateBus {
     /// [`PrivateBus::start_with`], with `env` added to the bus daemon's
     /// environment, which it passes on to the services it activates.
     pub fn start_with_env(extra: &str, env: &[(&str, &std::path::Path)]) -> PrivateBus {
+        PrivateBus::spawn(extra, env, Stdio::inherit())
+    }
+
+    /// A session bus as `dbus-launch` starts one, without systemd: its
+    /// standard error (and so that of every service it activates) is
+    /// `/dev/null`. `extra` and `env` as in [`PrivateBus::start_with_env`].
+    pub fn start_like_dbus_launch(extra: &str, env: &[(&str, &std::path::Path)]) -> PrivateBus {
+        PrivateBus::spawn(extra, env, Stdio::null())
+    }
+
+    fn spawn(extra: &str, env: &[(&str, &std::path::Path)], stderr: Stdio) -> PrivateBus {
         let dir = tempfile::Builder::new()
             .prefix("elicit-bus")
             .tempdir()
@@ -59,7 +70,7 @@ impl PrivateBus {
             .arg("--print-address")
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .expect("dbus-daemon starts (install the dbus package)");
         let stdout = child.stdout.take().expect("stdout");

@@ -133,7 +133,8 @@ fn systemd_analyze_verifies_the_unit() {
     );
 }
 
-/// Stops the daemon the bus started, which the bus leaving does not do.
+/// Stops the daemon the bus started should the test fail: the daemon
+/// leaves with its bus, but the test may stop before the bus does.
 struct Activated(u32);
 
 impl Drop for Activated {

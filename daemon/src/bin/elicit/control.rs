@@ -182,6 +182,9 @@ pub async fn status(bus: Option<&str>) -> anyhow::Result<ExitCode> {
         Ok(version) => version,
         Err(error) => {
             esay!("elicitd is not reachable: {error}");
+            if let Some(line) = log_line() {
+                esay!("{line}");
+            }
             return Ok(ExitCode::from(1));
         }
     };
@@ -189,5 +192,24 @@ pub async fn status(bus: Option<&str>) -> anyhow::Result<ExitCode> {
     say!("pending forms: {}", broker.pending().await?);
     say!("sessions:      {}", broker.sessions().await?);
     say!("front-ends:    {}", broker.frontends().await?);
+    if let Some(line) = log_line() {
+        say!("{line}");
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the default state directory's daemon logs: the file it writes
+/// when started without a terminal or the journal (a `dbus-launch`
+/// session), else the journal or its standard error; and its PID.
+fn log_line() -> Option<String> {
+    let dir = elicitd::paths::state_dir()?;
+    let file = elicitd::lifecycle::log_file(&dir);
+    let pid = elicitd::lifecycle::running_pid(&dir)
+        .map(|pid| format!("\npid:           {pid}"))
+        .unwrap_or_default();
+    Some(if file.exists() {
+        format!("log:           {}{pid}", file.display())
+    } else {
+        format!("log:           the journal (journalctl --user -u elicitd) or its standard error{pid}")
+    })
 }
