@@ -6,6 +6,7 @@
 //! * [`config`] — `config.toml`;
 //! * [`client`] — the client side used by `elicit ask` and the proxy.
 
+pub mod answers;
 pub mod broker;
 pub mod bus;
 pub mod client;
@@ -15,4 +16,5 @@ pub mod logging;
 pub mod paths;
 pub mod proxy;
 pub mod rules;
+pub mod state_dir;
 pub mod store;

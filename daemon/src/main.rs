@@ -35,6 +35,7 @@ struct Args {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    elicitd::state_dir::restrict_umask();
     elicitd::logging::init();
     let args = Args::parse();
     if let Some(dir) = &args.generate_docs {
@@ -59,7 +60,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
         .state_dir
         .or_else(paths::state_dir)
         .ok_or_else(|| anyhow!("no home directory: pass --state-dir"))?;
-    std::fs::create_dir_all(&state_dir).with_context(|| format!("cannot create {}", state_dir.display()))?;
+    for path in elicitd::state_dir::prepare(&state_dir)? {
+        tracing::warn!(path = %path.display(), "other users could read this; made it private to you");
+    }
+    let answers = elicitd::answers::AnswerFiles::open(&state_dir)?;
     let store = Store::open(&state_dir)
         .with_context(|| format!("cannot open the queue in {}", state_dir.display()))?;
 
@@ -82,15 +86,18 @@ async fn run(args: Args) -> anyhow::Result<()> {
     } else {
         None
     };
-    let broker = Broker::new(config, store, conn.clone(), rules).await?;
+    let broker = Broker::new(config, store, answers, conn.clone(), rules).await?;
     let (sessions, forms) = broker.restore().await?;
     conn.object_server()
         .at(BROKER_PATH, BrokerIface::new(broker.clone()))
         .await?;
     tokio::spawn(watch(broker.clone()));
-    conn.request_name_with_flags(BUS_NAME, zbus::fdo::RequestNameFlags::DoNotQueue.into())
+    if let Err(error) = conn
+        .request_name_with_flags(BUS_NAME, zbus::fdo::RequestNameFlags::DoNotQueue.into())
         .await
-        .with_context(|| format!("cannot own {BUS_NAME}: is another elicitd running?"))?;
+    {
+        return Err(elicitd::bus::name_taken(&conn, error).await);
+    }
     tracing::info!(sessions, forms, state_dir = %state_dir.display(), "elicitd ready on {BUS_NAME}");
 
     shutdown_signal().await;

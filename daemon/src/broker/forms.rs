@@ -97,7 +97,7 @@ impl Broker {
             .unwrap_or(self.config.broker.default_timeout_secs);
         // Check the limits and take the place under one lock, so that
         // concurrent submissions cannot overshoot them together.
-        let record = {
+        let mut record = {
             let mut state = self.lock();
             if let Some(sid) = &options.submission_id
                 && let Some(existing) = submitted_in(&state, session, sid)
@@ -129,6 +129,7 @@ impl Broker {
                 submission_id: options.submission_id,
                 state: FormState::Queued,
                 answer: None,
+                content_in_file: false,
                 reason: None,
                 answered_by: None,
                 created_ms,
@@ -149,7 +150,7 @@ impl Broker {
             record
         };
         let id = record.id;
-        if let Err(error) = self.persist_new(&record).await {
+        if let Err(error) = self.persist_new(&mut record).await {
             let mut state = self.lock();
             state.forms.remove(&id);
             if let Some(owning) = state.sessions.get_mut(session) {
@@ -205,8 +206,8 @@ impl Broker {
         }
     }
 
-    async fn persist_new(self: &Arc<Self>, record: &FormRecord) -> Result<(), Error> {
-        self.store.put_form(record)?;
+    async fn persist_new(self: &Arc<Self>, record: &mut FormRecord) -> Result<(), Error> {
+        self.put_form_private(record)?;
         self.store.flush().await?;
         let path = form_path(&record.session, &record.id.to_string());
         self.conn
@@ -259,24 +260,34 @@ impl Broker {
             let json = serde_json::to_string(&errors).map_err(|e| Error::Storage(e.to_string()))?;
             return Err(Error::InvalidAnswer(json));
         }
-        if remember != Remember::No {
-            self.remember(id, &answer, remember)?;
-        }
-        if self
+        // Only the answer that wins is remembered: one that lost a race
+        // (a timeout, another front-end, a claim) was never given.
+        let remembered = match remember {
+            Remember::No => None,
+            scope => Some((self.remember_target(id, scope)?, answer.clone())),
+        };
+        if !self
             .finish(id, answer, "answered", &label, Some(&caller.name))
             .await?
         {
-            Ok(())
-        } else {
-            Err(Error::WrongState(format!("form {id} was answered already")))
+            return Err(Error::WrongState(format!("form {id} was answered already")));
         }
+        if let Some((target, answer)) = remembered {
+            self.remember(id, &answer, target)?;
+        }
+        Ok(())
     }
 
-    fn remember(&self, id: u64, answer: &Answer, scope: Remember) -> Result<(), Error> {
-        let rules = self
-            .policy
-            .as_ref()
-            .ok_or_else(|| Error::BadArgument("policy is disabled, so nothing can be remembered".into()))?;
+    /// Where a remembered answer to form `id` would apply: its server,
+    /// and with `Remember::Directory` its working directory. Checked
+    /// before the answer is given, so that a choice that cannot be
+    /// remembered refuses the answer instead of half-succeeding.
+    fn remember_target(&self, id: u64, scope: Remember) -> Result<(String, Option<String>), Error> {
+        if self.policy.is_none() {
+            return Err(Error::BadArgument(
+                "policy is disabled, so nothing can be remembered".into(),
+            ));
+        }
         let origin = {
             let state = self.lock();
             let session = state
@@ -290,19 +301,31 @@ impl Broker {
                 .map(|s| s.record.origin.clone())
                 .unwrap_or_default()
         };
-        let server = origin.server.as_deref().ok_or_else(|| {
+        let server = origin.server.ok_or_else(|| {
             Error::BadArgument("this form's origin names no server to remember it for".into())
         })?;
         let cwd = match scope {
             Remember::Directory => Some(
                 origin
                     .cwd
-                    .as_deref()
                     .ok_or_else(|| Error::BadArgument("this form's origin names no directory".into()))?,
             ),
             _ => None,
         };
-        let choice = rules.remember(server, cwd, answer)?;
+        Ok((server, cwd))
+    }
+
+    /// Remembers `answer` for `target` (from [`Broker::remember_target`]).
+    fn remember(
+        &self,
+        id: u64,
+        answer: &Answer,
+        (server, cwd): (String, Option<String>),
+    ) -> Result<(), Error> {
+        let Some(rules) = &self.policy else {
+            return Ok(());
+        };
+        let choice = rules.remember(&server, cwd.as_deref(), answer)?;
         tracing::info!(form = id, choice, %server, "answer remembered");
         Ok(())
     }
@@ -317,7 +340,7 @@ impl Broker {
         answered_by: &str,
         answerer: Option<&str>,
     ) -> Result<bool, Error> {
-        let (record, presenter) = {
+        let (mut record, presenter) = {
             let mut state = self.lock();
             let Some(form) = state.forms.get_mut(&id) else {
                 return Ok(false);
@@ -336,7 +359,7 @@ impl Broker {
             }
             (record, presenter)
         };
-        self.store.put_form(&record)?;
+        self.put_form_private(&mut record)?;
         self.store.flush().await?;
         if let Some(presenter) = presenter
             && answerer != Some(presenter.bus_name.as_str())
@@ -460,7 +483,7 @@ impl Broker {
     }
 
     /// Moves a finished form from the queue to history.
-    async fn retire(&self, form: &Form, delivered: bool) -> Result<(), Error> {
+    pub(super) async fn retire(&self, form: &Form, delivered: bool) -> Result<(), Error> {
         let record = &form.record;
         let origin = self
             .lock()
@@ -496,6 +519,10 @@ impl Broker {
             .add_history(&history, self.config.history.max_records)?;
         self.store.remove_form(record.id)?;
         self.store.flush_soon();
+        // Before sled's removal is durable: a crash in between finds the
+        // form answered with its content file gone, and knows from that
+        // that it was acknowledged (see `load_content`).
+        self.erase_answer(record.id);
         let path = form_path(&record.session, &record.id.to_string());
         let _ = self
             .conn

@@ -5,6 +5,7 @@
 //! decides under the lock, then writes, flushes, emits and calls out after
 //! releasing it.
 
+mod at_rest;
 mod dispatch;
 mod forms;
 mod handoff;
@@ -20,6 +21,7 @@ use elicit_proto::dbus::{Dict, SESSION_PREFIX};
 use zbus::Connection;
 use zbus::names::UniqueName;
 
+use crate::answers::AnswerFiles;
 use crate::config::Config;
 use crate::launcher::Launcher;
 use crate::rules::Rules;
@@ -41,6 +43,8 @@ pub struct Caller {
 pub struct Broker {
     config: Config,
     store: Store,
+    /// Undelivered answers' contents, kept out of sled.
+    answers: AnswerFiles,
     conn: Connection,
     own_uid: u32,
     state: Mutex<State>,
@@ -67,11 +71,12 @@ impl std::fmt::Debug for Broker {
 }
 
 impl Broker {
-    /// A broker over `store`, serving on `conn`; call [`Broker::restore`]
-    /// before taking the bus name.
+    /// A broker over `store` (answer contents in `answers`), serving on
+    /// `conn`; call [`Broker::restore`] before taking the bus name.
     pub async fn new(
         config: Config,
         store: Store,
+        answers: AnswerFiles,
         conn: Connection,
         policy: Option<Arc<Rules>>,
     ) -> Result<Arc<Broker>, Error> {
@@ -91,6 +96,7 @@ impl Broker {
             events,
             config,
             store,
+            answers,
             conn,
             own_uid,
             state: Mutex::new(State::default()),
