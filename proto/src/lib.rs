@@ -20,6 +20,7 @@ mod limits;
 mod pattern;
 mod request;
 mod schema;
+pub mod trust;
 
 pub use answer::{Answer, FieldError, validate_answer};
 pub use error::{Error, JsonRpcCode, Location, SchemaError, SchemaErrors};

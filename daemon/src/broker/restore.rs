@@ -29,6 +29,7 @@ impl Broker {
             .into_iter()
             .map(|name| name.to_string())
             .collect();
+        self.prune_registrations(&on_bus);
         let mut owners_gone = HashSet::new();
         for record in &sessions {
             let server = self.conn.object_server();
