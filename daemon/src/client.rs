@@ -279,8 +279,12 @@ impl ClientSession {
     /// `wait` goes on waiting for the real broker.
     async fn reattach(&mut self) -> Result<(), Error> {
         let nonce = trust::nonce();
-        let proved: Result<((Vec<u8>, Vec<u8>), String), _> =
-            trust::call_broker(&self.conn, "ProveSession", &(self.id.as_str(), nonce.as_slice())).await;
+        let proved = trust::call_broker::<_, (Vec<u8>, Vec<u8>)>(
+            &self.conn,
+            "ProveSession",
+            &(self.id.as_str(), nonce.as_slice()),
+        )
+        .await;
         let ((proof, challenge), prover) = match proved.map_err(Error::from_dbus) {
             Ok(proved) => proved,
             // The broker does not know this session (its state is gone):
@@ -295,17 +299,26 @@ impl ClientSession {
                 return Ok(());
             }
         };
-        if !trust::verify(&self.resume_token, Role::BrokerToClient, &self.id, &prover, &nonce, &proof) {
+        if !trust::verify(
+            &self.resume_token,
+            Role::BrokerToClient,
+            &self.id,
+            &prover,
+            &nonce,
+            &proof,
+        ) {
             let who = trust::describe_connection(&self.conn, &prover).await;
             eprintln!("elicit: warning: {}", trust::ProofError::Impostor { who });
             return Ok(());
         }
-        let own = self
-            .conn
-            .unique_name()
-            .map(|n| n.to_string())
-            .unwrap_or_default();
-        let answer = trust::proof(&self.resume_token, Role::ClientToBroker, &self.id, &own, &challenge);
+        let own = self.conn.unique_name().map(|n| n.to_string()).unwrap_or_default();
+        let answer = trust::proof(
+            &self.resume_token,
+            Role::ClientToBroker,
+            &self.id,
+            &own,
+            &challenge,
+        );
         // To the proven connection itself, not to whoever owns the name by
         // now.
         self.conn

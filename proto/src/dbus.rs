@@ -183,7 +183,11 @@ pub trait Broker1 {
 
     /// Registers like `RegisterFrontend` and returns a registration id and
     /// its secret, which the broker proves it knows after a restart.
-    fn open_frontend(&self, path: &zbus::zvariant::ObjectPath<'_>, options: Dict) -> zbus::Result<(String, String)>;
+    fn open_frontend(
+        &self,
+        path: &zbus::zvariant::ObjectPath<'_>,
+        options: Dict,
+    ) -> zbus::Result<(String, String)>;
 
     /// Proves the broker knows the secret of front-end registration
     /// `registration`: an HMAC over `nonce`.

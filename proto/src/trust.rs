@@ -53,12 +53,17 @@ pub fn nonce() -> Vec<u8> {
 /// registration id), the prover's unique bus name and the nonce, each
 /// length-prefixed so that no two inputs share their bytes.
 pub fn proof(secret: &str, role: Role, subject: &str, prover: &str, nonce: &[u8]) -> Vec<u8> {
-    mac(secret, role, subject, prover, nonce).finalize().into_bytes().to_vec()
+    mac(secret, role, subject, prover, nonce)
+        .finalize()
+        .into_bytes()
+        .to_vec()
 }
 
 /// Whether `proof` is [`proof`] of these inputs (compared in constant time).
 pub fn verify(secret: &str, role: Role, subject: &str, prover: &str, nonce: &[u8], proof: &[u8]) -> bool {
-    mac(secret, role, subject, prover, nonce).verify_slice(proof).is_ok()
+    mac(secret, role, subject, prover, nonce)
+        .verify_slice(proof)
+        .is_ok()
 }
 
 fn mac(secret: &str, role: Role, subject: &str, prover: &str, nonce: &[u8]) -> Hmac<Sha256> {
@@ -66,7 +71,13 @@ fn mac(secret: &str, role: Role, subject: &str, prover: &str, nonce: &[u8]) -> H
     // fallback exists only because the type allows an error.
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.as_bytes())
         .unwrap_or_else(|_| <Hmac<Sha256> as hmac::digest::KeyInit>::new(&Default::default()));
-    for part in [b"elicitd-proof-v1".as_slice(), role.label(), subject.as_bytes(), prover.as_bytes(), nonce] {
+    for part in [
+        b"elicitd-proof-v1".as_slice(),
+        role.label(),
+        subject.as_bytes(),
+        prover.as_bytes(),
+        nonce,
+    ] {
         mac.update(&(part.len() as u64).to_be_bytes());
         mac.update(part);
     }
@@ -100,7 +111,13 @@ where
     R: for<'d> zbus::zvariant::Type + for<'d> serde::Deserialize<'d>,
 {
     let reply = conn
-        .call_method(Some(BUS_NAME), BROKER_PATH, Some("dev.elicitd.Broker1"), method, body)
+        .call_method(
+            Some(BUS_NAME),
+            BROKER_PATH,
+            Some("dev.elicitd.Broker1"),
+            method,
+            body,
+        )
         .await?;
     let sender = reply
         .header()
@@ -177,7 +194,12 @@ impl FrontendRegistration {
     /// time, with `OpenFrontend`, which issues the registration secret;
     /// after that only with a broker that proves it knows that secret,
     /// and only then does the front-end take its calls (`Show`).
-    pub async fn register(&self, conn: &zbus::Connection, path: &str, options: crate::dbus::Dict) -> Result<(), ProofError> {
+    pub async fn register(
+        &self,
+        conn: &zbus::Connection,
+        path: &str,
+        options: crate::dbus::Dict,
+    ) -> Result<(), ProofError> {
         self.trusted.set(None);
         let path = zbus::zvariant::ObjectPath::try_from(path).map_err(zbus::Error::from)?;
         let issued = self.issued.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -187,13 +209,20 @@ impl FrontendRegistration {
                 // `Show` before its reply to `OpenFrontend` arrives.
                 let dbus = zbus::fdo::DBusProxy::new(conn).await?;
                 let name = zbus::names::BusName::try_from(BUS_NAME).map_err(zbus::Error::from)?;
-                let owner = dbus.get_name_owner(name).await.map_err(zbus::Error::from)?.to_string();
+                let owner = dbus
+                    .get_name_owner(name)
+                    .await
+                    .map_err(zbus::Error::from)?
+                    .to_string();
                 self.trusted.set(Some(owner.clone()));
                 let (issued, broker): ((String, String), String) =
                     call_broker(conn, "OpenFrontend", &(path, options)).await?;
                 if broker != owner {
                     self.trusted.set(None);
-                    return Err(zbus::Error::Failure("the broker's name changed owner while registering".into()).into());
+                    return Err(zbus::Error::Failure(
+                        "the broker's name changed owner while registering".into(),
+                    )
+                    .into());
                 }
                 *self.issued.lock().unwrap_or_else(|p| p.into_inner()) = Some(issued);
             }
@@ -230,11 +259,46 @@ mod tests {
         let good = proof("secret", Role::BrokerToClient, "7", ":1.4", &nonce);
         assert!(verify("secret", Role::BrokerToClient, "7", ":1.4", &nonce, &good));
         assert!(!verify("other", Role::BrokerToClient, "7", ":1.4", &nonce, &good));
-        assert!(!verify("secret", Role::ClientToBroker, "7", ":1.4", &nonce, &good));
-        assert!(!verify("secret", Role::BrokerToClient, "8", ":1.4", &nonce, &good));
-        assert!(!verify("secret", Role::BrokerToClient, "7", ":1.5", &nonce, &good));
-        assert!(!verify("secret", Role::BrokerToClient, "7", ":1.4", &super::nonce(), &good));
+        assert!(!verify(
+            "secret",
+            Role::ClientToBroker,
+            "7",
+            ":1.4",
+            &nonce,
+            &good
+        ));
+        assert!(!verify(
+            "secret",
+            Role::BrokerToClient,
+            "8",
+            ":1.4",
+            &nonce,
+            &good
+        ));
+        assert!(!verify(
+            "secret",
+            Role::BrokerToClient,
+            "7",
+            ":1.5",
+            &nonce,
+            &good
+        ));
+        assert!(!verify(
+            "secret",
+            Role::BrokerToClient,
+            "7",
+            ":1.4",
+            &super::nonce(),
+            &good
+        ));
         // Length prefixes: moving a byte from one field to the next changes the proof.
-        assert!(!verify("secret", Role::BrokerToClient, "7:", "1.4", &nonce, &good));
+        assert!(!verify(
+            "secret",
+            Role::BrokerToClient,
+            "7:",
+            "1.4",
+            &nonce,
+            &good
+        ));
     }
 }

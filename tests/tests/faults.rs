@@ -1584,7 +1584,13 @@ impl FakeBroker {
         nonce: Vec<u8>,
     ) -> (Vec<u8>, Vec<u8>) {
         let me = conn.unique_name().expect("a name").to_string();
-        let proof = elicit_proto::trust::proof("token", elicit_proto::trust::Role::BrokerToClient, session, &me, &nonce);
+        let proof = elicit_proto::trust::proof(
+            "token",
+            elicit_proto::trust::Role::BrokerToClient,
+            session,
+            &me,
+            &nonce,
+        );
         (proof, elicit_proto::trust::nonce())
     }
 

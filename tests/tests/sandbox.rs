@@ -21,7 +21,10 @@ fn can_act_as_others(what: &str) -> bool {
     if is_root() {
         return true;
     }
-    assert!(std::env::var_os("CI").is_none(), "{what} needs root (unshare, chroot, setpriv), which CI must give");
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{what} needs root (unshare, chroot, setpriv), which CI must give"
+    );
     eprintln!("SKIPPED {what}: it needs root (unshare, chroot, setpriv)");
     false
 }
@@ -60,10 +63,14 @@ exec chroot "$R" "$@""#;
 /// Runs `command` in a fresh cgroup named as snapd names an app's.
 async fn in_snap(command: &[&str]) -> Option<Output> {
     let name = format!("snap.elicit-test.app-{}.scope", std::process::id());
-    let parent = ["/sys/fs/cgroup/unified", "/sys/fs/cgroup/systemd", "/sys/fs/cgroup"]
-        .into_iter()
-        .map(std::path::Path::new)
-        .find(|dir| dir.join("cgroup.procs").exists() && std::fs::create_dir(dir.join(&name)).is_ok())?;
+    let parent = [
+        "/sys/fs/cgroup/unified",
+        "/sys/fs/cgroup/systemd",
+        "/sys/fs/cgroup",
+    ]
+    .into_iter()
+    .map(std::path::Path::new)
+    .find(|dir| dir.join("cgroup.procs").exists() && std::fs::create_dir(dir.join(&name)).is_ok())?;
     let group = parent.join(&name);
     let output = within(
         "the snap command",
@@ -129,9 +136,22 @@ async fn a_flatpak_app_may_ask_and_nothing_more() {
     std::fs::remove_dir(bus.dir().join("flatpak-root")).expect("rmdir");
     // Asking is what it may do.
     let schema = bus.dir().join("note.json");
-    std::fs::write(&schema, r#"{"type": "object", "properties": {"note": {"type": "string"}}}"#).expect("schema");
+    std::fs::write(
+        &schema,
+        r#"{"type": "object", "properties": {"note": {"type": "string"}}}"#,
+    )
+    .expect("schema");
     let schema = schema.to_str().expect("UTF-8 path");
-    let command = [elicit, "--bus", address, "ask", "--message", "From the sandbox", "--schema", schema];
+    let command = [
+        elicit,
+        "--bus",
+        address,
+        "ask",
+        "--message",
+        "From the sandbox",
+        "--schema",
+        schema,
+    ];
     let (output, ()) = tokio::join!(in_flatpak(&bus, &command), async {
         let shown = frontend.next_show().await;
         assert_eq!(shown.request["message"], "From the sandbox");
@@ -140,9 +160,16 @@ async fn a_flatpak_app_may_ask_and_nothing_more() {
             .await
             .expect("answer");
     });
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let printed: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
-    assert_eq!(printed, json!({"action": "accept", "content": {"note": "granted"}}));
+    assert_eq!(
+        printed,
+        json!({"action": "accept", "content": {"note": "granted"}})
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -155,7 +182,10 @@ async fn a_snap_app_may_not_list_forms() {
     let elicit = binary("elicit");
     let elicit = elicit.to_str().expect("UTF-8 path");
     let Some(output) = in_snap(&[elicit, "--bus", bus.address(), "list"]).await else {
-        assert!(std::env::var_os("CI").is_none(), "no writable cgroup hierarchy to make a snap's cgroup in");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "no writable cgroup hierarchy to make a snap's cgroup in"
+        );
         eprintln!("SKIPPED a_snap_app_may_not_list_forms: no writable cgroup hierarchy");
         return;
     };
@@ -166,7 +196,11 @@ async fn a_snap_app_may_not_list_forms() {
         .output()
         .await
         .expect("elicit list");
-    assert!(plain.status.success(), "{}", String::from_utf8_lossy(&plain.stderr));
+    assert!(
+        plain.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -201,14 +235,23 @@ async fn another_uid_gets_no_properties_and_no_form_changed() {
     .expect("busctl");
     let stderr = String::from_utf8_lossy(&property.stderr);
     // busctl names the error (AccessDenied), not its message.
-    assert!(!property.status.success() && stderr.contains("Access denied"), "{stderr}");
+    assert!(
+        !property.status.success() && stderr.contains("Access denied"),
+        "{stderr}"
+    );
     let elicit = binary("elicit");
-    let watch = as_nobody(elicit.to_str().expect("UTF-8 path"), &["--bus", bus.address(), "watch"])
-        .output()
-        .await
-        .expect("elicit watch");
+    let watch = as_nobody(
+        elicit.to_str().expect("UTF-8 path"),
+        &["--bus", bus.address(), "watch"],
+    )
+    .output()
+    .await
+    .expect("elicit watch");
     let stderr = String::from_utf8_lossy(&watch.stderr);
-    assert!(!watch.status.success() && stderr.contains("may not use the broker"), "{stderr}");
+    assert!(
+        !watch.status.success() && stderr.contains("may not use the broker"),
+        "{stderr}"
+    );
     // `FormChanged` is not broadcast: a connection that subscribes without
     // being a watcher (as another uid's would) receives nothing, while a
     // watcher sees the event.
@@ -222,7 +265,9 @@ async fn another_uid_gets_no_properties_and_no_form_changed() {
         .await
         .expect("match");
     let watcher = bus.connect().await;
-    let broker = elicit_proto::dbus::Broker1Proxy::new(&watcher).await.expect("proxy");
+    let broker = elicit_proto::dbus::Broker1Proxy::new(&watcher)
+        .await
+        .expect("proxy");
     let mut changes = broker.receive_form_changed().await.expect("subscribe");
     broker.watch().await.expect("watch");
     let client = bus.connect().await;
@@ -230,11 +275,17 @@ async fn another_uid_gets_no_properties_and_no_form_changed() {
         .await
         .expect("session");
     session
-        .submit(r#"{"message": "Seen?", "requestedSchema": {"type": "object", "properties": {}}}"#, None, None)
+        .submit(
+            r#"{"message": "Seen?", "requestedSchema": {"type": "object", "properties": {}}}"#,
+            None,
+            None,
+        )
         .await
         .expect("submit");
     use futures_util::StreamExt;
-    within("the watcher's FormChanged", changes.next()).await.expect("a signal");
+    within("the watcher's FormChanged", changes.next())
+        .await
+        .expect("a signal");
     // The bystander's connection was given the signal first if at all:
     // one round trip on it after the watcher got it settles the order.
     zbus::fdo::DBusProxy::new(&bystander)

@@ -34,7 +34,11 @@ impl Impostor {
 
 #[zbus::interface(name = "dev.elicitd.Broker1")]
 impl Impostor {
-    fn resume_session(&self, #[zbus(header)] header: zbus::message::Header<'_>, token: &str) -> OwnedObjectPath {
+    fn resume_session(
+        &self,
+        #[zbus(header)] header: zbus::message::Header<'_>,
+        token: &str,
+    ) -> OwnedObjectPath {
         self.record("ResumeSession", &header, token.to_owned());
         OwnedObjectPath::try_from("/dev/elicitd/session/1").expect("path")
     }
@@ -65,11 +69,20 @@ impl Impostor {
         registration: &str,
         nonce: Vec<u8>,
     ) -> Vec<u8> {
-        self.record("ProveFrontend", &header, format!("{registration} {}", nonce.len()));
+        self.record(
+            "ProveFrontend",
+            &header,
+            format!("{registration} {}", nonce.len()),
+        );
         vec![7; 32]
     }
 
-    fn register_frontend(&self, #[zbus(header)] header: zbus::message::Header<'_>, path: ObjectPath<'_>, _options: Dict) {
+    fn register_frontend(
+        &self,
+        #[zbus(header)] header: zbus::message::Header<'_>,
+        path: ObjectPath<'_>,
+        _options: Dict,
+    ) {
         self.record("RegisterFrontend", &header, path.to_string());
     }
 
@@ -84,7 +97,12 @@ impl Impostor {
     }
 }
 
-async fn impostor(bus: &PrivateBus) -> (zbus::Connection, mpsc::UnboundedReceiver<(String, String, String)>) {
+async fn impostor(
+    bus: &PrivateBus,
+) -> (
+    zbus::Connection,
+    mpsc::UnboundedReceiver<(String, String, String)>,
+) {
     let (calls, received) = mpsc::unbounded_channel();
     let conn = zbus::connection::Builder::address(bus.address())
         .expect("address")
@@ -113,7 +131,9 @@ fn collect(mut stream: impl tokio::io::AsyncRead + Unpin + Send + 'static) -> Ar
             if n == 0 {
                 break;
             }
-            sink.lock().expect("lock").push_str(&String::from_utf8_lossy(&buffer[..n]));
+            sink.lock()
+                .expect("lock")
+                .push_str(&String::from_utf8_lossy(&buffer[..n]));
         }
     });
     text
@@ -136,8 +156,13 @@ async fn elicit_ask_does_not_believe_an_impostor_and_waits_for_the_real_broker()
     drop(frontend);
     let (fake, mut calls) = impostor(&bus).await;
     // `elicit ask` notices the new owner and asks it to prove itself.
-    let (member, asker, args) = within("the client's challenge", calls.recv()).await.expect("a call");
-    assert_eq!(member, "ProveSession", "the first thing asked is a proof, not a token: {args}");
+    let (member, asker, args) = within("the client's challenge", calls.recv())
+        .await
+        .expect("a call");
+    assert_eq!(
+        member, "ProveSession",
+        "the first thing asked is a proof, not a token: {args}"
+    );
     assert_eq!(args, format!("{} 32", shown.session));
     eventually("the client to refuse the impostor", || async {
         read(&stderr).contains("could not prove it is the elicitd")
@@ -153,19 +178,13 @@ async fn elicit_ask_does_not_believe_an_impostor_and_waits_for_the_real_broker()
     )
     .await
     .expect("forge");
-    // A round trip to the client after the forgery: it has read it.
-    zbus::fdo::PeerProxy::builder(&fake)
-        .destination(asker.as_str())
-        .expect("destination")
-        .path("/")
-        .expect("path")
-        .build()
-        .await
-        .expect("peer")
-        .ping()
-        .await
-        .expect("ping");
-    assert!(asking.try_wait().expect("status").is_none(), "elicit ask is still waiting");
+    // Had the client believed it, it would print it and exit long before
+    // the real broker's answer below, which needs many round trips more
+    // than the forgery, sent first, took to arrive.
+    assert!(
+        asking.try_wait().expect("status").is_none(),
+        "elicit ask is still waiting"
+    );
     assert_eq!(read(&stdout), "", "nothing printed");
     // The impostor was never sent the token, nor a resume it could use.
     gone(fake).await;
@@ -181,11 +200,16 @@ async fn elicit_ask_does_not_believe_an_impostor_and_waits_for_the_real_broker()
         .answer(&shown, "accept", json!({"note": "the real one"}))
         .await
         .expect("answer");
-    let status = within("elicit ask to finish", asking.wait()).await.expect("status");
+    let status = within("elicit ask to finish", asking.wait())
+        .await
+        .expect("status");
     eventually("the output", || async { !read(&stdout).is_empty() }).await;
     assert_eq!(status.code(), Some(0), "{}", read(&stderr));
     let printed: serde_json::Value = serde_json::from_str(read(&stdout).trim()).expect("JSON");
-    assert_eq!(printed, json!({"action": "accept", "content": {"note": "the real one"}}));
+    assert_eq!(
+        printed,
+        json!({"action": "accept", "content": {"note": "the real one"}})
+    );
 }
 
 /// The pane with wrapped lines joined.
@@ -212,10 +236,14 @@ async fn the_terminal_front_end_shows_no_form_of_an_impostor() {
     tmux.wait_for("registered with elicitd").await;
     daemon.kill9();
     let (fake, mut calls) = impostor(&bus).await;
-    let (member, tui, args) = within("the front-end's challenge", calls.recv()).await.expect("a call");
+    let (member, tui, args) = within("the front-end's challenge", calls.recv())
+        .await
+        .expect("a call");
     assert_eq!(member, "ProveFrontend", "{args}");
-    eventually("the front-end to refuse the impostor", || async { joined(&tmux).contains("could not prove it is the elicitd") })
-        .await;
+    eventually("the front-end to refuse the impostor", || async {
+        joined(&tmux).contains("could not prove it is the elicitd")
+    })
+    .await;
     // It tries to show a credential form anyway.
     let forged = Frontend1Proxy::builder(&fake)
         .destination(tui.as_str())
@@ -250,7 +278,10 @@ async fn the_terminal_front_end_shows_no_form_of_an_impostor() {
     tmux.type_text("y");
     tmux.keys(&["Enter"]);
     let (answer, code) = elicit_tests::printed(asked).await;
-    assert_eq!(answer, json!({"action": "accept", "content": {"note": "typed for the real one"}}));
+    assert_eq!(
+        answer,
+        json!({"action": "accept", "content": {"note": "typed for the real one"}})
+    );
     assert_eq!(code, Some(0));
 }
 
@@ -312,7 +343,13 @@ async fn resuming_obeys_the_sessions_per_connection_limit() {
     let nonce = elicit_proto::trust::nonce();
     let (_, challenge) = broker.prove_session(&session, &nonce).await.expect("prove");
     let me = full.unique_name().expect("name").to_string();
-    let proof = elicit_proto::trust::proof(&token, elicit_proto::trust::Role::ClientToBroker, &session, &me, &challenge);
+    let proof = elicit_proto::trust::proof(
+        &token,
+        elicit_proto::trust::Role::ClientToBroker,
+        &session,
+        &me,
+        &challenge,
+    );
     let refused = broker.resume_proven(&session, &proof).await;
     assert!(
         matches!(&refused, Err(zbus::Error::MethodError(name, ..)) if name.as_str() == "dev.elicitd.Error.LimitExceeded"),
@@ -352,7 +389,11 @@ async fn a_choice_is_remembered_only_when_its_answer_wins() {
     let mut won = 0;
     for round in 0..20 {
         let form = client
-            .submit(&format!(r#"{{"message": "Round {round}", "requestedSchema": {NOTE}}}"#), None, None)
+            .submit(
+                &format!(r#"{{"message": "Round {round}", "requestedSchema": {NOTE}}}"#),
+                None,
+                None,
+            )
             .await
             .expect("submit");
         let shown = next_show(&mut frontend).await;
@@ -371,9 +412,16 @@ async fn a_choice_is_remembered_only_when_its_answer_wins() {
         // Remembered choices answer later forms by themselves, so forget them.
         let remembered: Vec<serde_json::Value> =
             serde_json::from_str(&answerer.list_remembered().await.expect("list")).expect("JSON");
-        assert_eq!(remembered.len(), usize::from(answered.is_ok()), "round {round}: {answered:?}");
+        assert_eq!(
+            remembered.len(),
+            usize::from(answered.is_ok()),
+            "round {round}: {answered:?}"
+        );
         for choice in remembered {
-            answerer.forget(choice["id"].as_u64().expect("id")).await.expect("forget");
+            answerer
+                .forget(choice["id"].as_u64().expect("id"))
+                .await
+                .expect("forget");
         }
     }
     println!("remember race: {won} of 20 answers won against the withdrawal");

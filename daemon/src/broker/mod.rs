@@ -12,8 +12,8 @@ mod handoff;
 mod restore;
 mod sandbox;
 mod sessions;
-mod trust;
 pub mod state;
+mod trust;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -117,7 +117,11 @@ impl Broker {
         let launcher = Launcher::new(&config.frontends);
         let (events, receiver) = tokio::sync::mpsc::unbounded_channel();
         let watchers = Arc::new(Mutex::new(Default::default()));
-        tokio::spawn(dispatch::emit_form_events(conn.clone(), receiver, watchers.clone()));
+        tokio::spawn(dispatch::emit_form_events(
+            conn.clone(),
+            receiver,
+            watchers.clone(),
+        ));
         let registrations = store.registrations()?;
         Ok(Arc::new(Broker {
             events,

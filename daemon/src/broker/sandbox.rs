@@ -19,7 +19,12 @@ pub fn detect(pid: Option<u32>) -> Option<String> {
     // Flatpak puts /.flatpak-info at the root of every sandbox; read
     // through /proc/PID/root, it is the sandbox's file, not ours.
     match std::fs::read_to_string(format!("/proc/{pid}/root/.flatpak-info")) {
-        Ok(info) => return Some(format!("Flatpak app {}", flatpak_app(&info).unwrap_or("(unnamed)"))),
+        Ok(info) => {
+            return Some(format!(
+                "Flatpak app {}",
+                flatpak_app(&info).unwrap_or("(unnamed)")
+            ));
+        }
         Err(error) if error.kind() == ErrorKind::NotFound => {}
         Err(error) => {
             return Some(format!("a process whose root cannot be inspected ({error})"));
@@ -73,9 +78,14 @@ mod tests {
     fn reads_the_app_and_the_snap_scope() {
         let info = "[Instance]\ninstance-id=1\n[Application]\nname=org.example.App\nruntime=x\n";
         assert_eq!(flatpak_app(info), Some("org.example.App"));
-        let cgroups = "0::/user.slice/user-1000.slice/user@1000.service/app.slice/snap.firefox.firefox-3f2a.scope\n";
+        let cgroups =
+            "0::/user.slice/user-1000.slice/user@1000.service/app.slice/snap.firefox.firefox-3f2a.scope\n";
         assert_eq!(snap_cgroup(cgroups), Some("snap.firefox.firefox-3f2a.scope"));
         assert_eq!(snap_cgroup("0::/user.slice/session-2.scope\n"), None);
-        assert_eq!(detect(Some(std::process::id())), None, "the test itself runs unsandboxed");
+        assert_eq!(
+            detect(Some(std::process::id())),
+            None,
+            "the test itself runs unsandboxed"
+        );
     }
 }

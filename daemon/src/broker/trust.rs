@@ -65,7 +65,12 @@ impl Broker {
     /// `ProveSession`: proves the broker knows `session`'s resume token
     /// (an HMAC over the caller's `nonce`), and hands the caller a
     /// challenge to prove the same in `ResumeProven`.
-    pub fn prove_session(&self, caller: &Caller, session: &str, nonce: &[u8]) -> Result<(Vec<u8>, Vec<u8>), Error> {
+    pub fn prove_session(
+        &self,
+        caller: &Caller,
+        session: &str,
+        nonce: &[u8],
+    ) -> Result<(Vec<u8>, Vec<u8>), Error> {
         check_nonce(nonce)?;
         let token = self.resume_token(session)?;
         let proof = trust::proof(&token, Role::BrokerToClient, session, &self.own_name(), nonce);
@@ -91,11 +96,16 @@ impl Broker {
             )));
         };
         let token = self.resume_token(&challenged)?;
-        if !trust::verify(&token, Role::ClientToBroker, session, &caller.name, &challenge, proof) {
+        if !trust::verify(
+            &token,
+            Role::ClientToBroker,
+            session,
+            &caller.name,
+            &challenge,
+            proof,
+        ) {
             tracing::warn!(%session, caller = %caller.name, "refused a resume with a wrong proof");
-            return Err(Error::AccessDenied(format!(
-                "wrong proof for session {session}"
-            )));
+            return Err(Error::AccessDenied(format!("wrong proof for session {session}")));
         }
         self.take_over(caller, session).await
     }

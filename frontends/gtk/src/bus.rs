@@ -6,9 +6,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use async_channel::{Receiver, Sender};
-use elicit_proto::dbus::{
-    BUS_NAME, Broker1Proxy, Dict, FormChangedStream, Origin, dict_str,
-};
+use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, FormChangedStream, Origin, dict_str};
 use elicit_proto::trust::{FrontendRegistration, ProofError, TrustedBroker};
 use elicit_proto::{Answer, ElicitationAction, Error};
 use futures_util::{FutureExt, StreamExt};

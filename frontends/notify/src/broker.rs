@@ -157,7 +157,9 @@ impl Link {
         // Below elicit-tui (10): without a preference list, a terminal
         // that is open is the better place to answer.
         options.insert("priority".into(), OwnedValue::from(5i32));
-        self.registration.register(&self.conn, FRONTEND_PATH, options).await
+        self.registration
+            .register(&self.conn, FRONTEND_PATH, options)
+            .await
     }
 
     /// Answers form `form` with `token`.

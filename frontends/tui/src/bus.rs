@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use elicit_proto::Error;
 use elicit_proto::dbus::FormChangedStream;
-use elicit_proto::trust::{FrontendRegistration, TrustedBroker};
 use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, dict_str, dict_u64};
+use elicit_proto::trust::{FrontendRegistration, TrustedBroker};
 use futures_util::{FutureExt, StreamExt};
 use tokio::sync::mpsc::UnboundedSender;
 use zbus::message::Header;
