@@ -66,8 +66,9 @@ pub struct Broker {
     own_uid: u32,
     state: Mutex<State>,
     callers: Mutex<HashMap<String, Caller>>,
-    /// Proof challenges handed out, by caller: (session, challenge).
-    challenges: Mutex<HashMap<String, (String, Vec<u8>)>>,
+    /// Proof challenges handed out, by (caller, session): one open
+    /// challenge per session a connection re-attaches to.
+    challenges: Mutex<HashMap<(String, String), Vec<u8>>>,
     /// Connections that asked for `FormChanged` (`Watch`); the signal goes
     /// to each of them alone, never to the whole bus.
     watchers: Arc<Mutex<std::collections::BTreeSet<String>>>,

@@ -78,24 +78,24 @@ impl Broker {
         self.challenges
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(caller.name.clone(), (session.to_owned(), challenge.clone()));
+            .insert((caller.name.clone(), session.to_owned()), challenge.clone());
         Ok((proof, challenge))
     }
 
     /// `ResumeProven`: re-attaches `caller` to `session` once it has
     /// answered the challenge of its last `ProveSession` for it.
     pub async fn resume_proven(&self, caller: &Caller, session: &str, proof: &[u8]) -> Result<String, Error> {
-        let challenged = self
+        let challenge = self
             .challenges
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .remove(&caller.name);
-        let Some((challenged, challenge)) = challenged.filter(|(s, _)| s == session) else {
+            .remove(&(caller.name.clone(), session.to_owned()));
+        let Some(challenge) = challenge else {
             return Err(Error::AccessDenied(format!(
                 "no challenge is open for session {session}: call ProveSession first"
             )));
         };
-        let token = self.resume_token(&challenged)?;
+        let token = self.resume_token(session)?;
         if !trust::verify(
             &token,
             Role::ClientToBroker,
@@ -230,7 +230,7 @@ impl Broker {
         self.challenges
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .remove(bus_name);
+            .retain(|(caller, _), _| caller != bus_name);
         self.watchers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
