@@ -108,7 +108,7 @@ pub enum ProofError {
 pub async fn call_broker<B, R>(conn: &zbus::Connection, method: &str, body: &B) -> zbus::Result<(R, String)>
 where
     B: serde::Serialize + DynamicType,
-    R: for<'d> zbus::zvariant::Type + for<'d> serde::Deserialize<'d>,
+    R: zbus::zvariant::Type + serde::de::DeserializeOwned,
 {
     let reply = conn
         .call_method(
