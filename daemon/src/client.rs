@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use elicit_proto::Error;
-use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, Request1Proxy, Session1Proxy, dict_str};
+use elicit_proto::dbus::{BROKER_PATH, BUS_NAME, Dict, Origin, Request1Proxy, Session1Proxy, dict_str};
+use elicit_proto::trust::{self, Role};
 use futures_util::StreamExt;
 use serde_json::Value;
 use zbus::zvariant::{OwnedObjectPath, Str};
@@ -60,11 +61,16 @@ pub struct Outcome {
 pub struct ClientSession {
     conn: Connection,
     path: OwnedObjectPath,
+    /// The session id, the last element of `path`.
+    id: String,
+    /// Never sent again after `OpenSession`: re-attaching proves it.
     resume_token: String,
     responses: MessageStream,
     daemon_changes: zbus::fdo::NameOwnerChangedStream,
-    /// The daemon's unique name: only its signals are believed, since any
-    /// client can send a `Response` signal to anyone.
+    /// The unique name of the broker that proved it knows this session
+    /// (or that opened it): only its signals are believed, since any
+    /// client can send a `Response` signal to anyone, and any program can
+    /// take the broker's name once elicitd is gone.
     daemon: Option<String>,
     /// Outcomes that arrived for other forms while waiting for one.
     early: HashMap<String, Outcome>,
@@ -91,12 +97,13 @@ impl ClientSession {
         let daemon_changes = dbus
             .receive_name_owner_changed_with_args(&[(0, BUS_NAME)])
             .await?;
-        let broker = Broker1Proxy::new(conn).await?;
-        let (path, resume_token) = broker
-            .open_session(origin.to_dict())
-            .await
-            .map_err(Error::from_dbus)?;
-        let daemon = daemon_name(conn).await;
+        // The reply's sender, not a later GetNameOwner: the broker that
+        // issued the token is the one to believe.
+        let ((path, resume_token), daemon): ((OwnedObjectPath, String), String) =
+            trust::call_broker(conn, "OpenSession", &(origin.to_dict(),))
+                .await
+                .map_err(Error::from_dbus)?;
+        let id = path.as_str().rsplit('/').next().unwrap_or_default().to_owned();
         // Subscribe before the first submission: a policy may answer at once.
         let rule = MatchRule::builder()
             .msg_type(zbus::message::Type::Signal)
@@ -108,10 +115,11 @@ impl ClientSession {
         Ok(ClientSession {
             conn: conn.clone(),
             path,
+            id,
             resume_token,
             responses,
             daemon_changes,
-            daemon,
+            daemon: Some(daemon),
             early: HashMap::new(),
             unconfirmed: Vec::new(),
         })
@@ -164,11 +172,13 @@ impl ClientSession {
                     if daemon_went_away(&error) && tokio::time::Instant::now() < deadline =>
                 {
                     tracing::info!(%error, "the broker went away during a submission; submitting again once it is back");
-                    self.until_daemon_changes(deadline).await;
-                    if self.daemon.is_some() {
-                        // As `wait` does for a restart: resume, confirm
-                        // acknowledgements, have answers sent again. A
-                        // failure here shows in the next submission.
+                    self.daemon = None;
+                    if self.until_daemon_changes(deadline).await {
+                        // As `wait` does for a restart: prove, resume,
+                        // confirm acknowledgements, have answers sent
+                        // again. A failure here shows in the next
+                        // submission, or in `wait`, which believes no
+                        // unproven broker.
                         let _ = self.reattach().await;
                     }
                 }
@@ -179,23 +189,20 @@ impl ClientSession {
 
     /// Waits until the broker's name changes owner, or a second passes
     /// (a retried call may start the daemon by D-Bus activation, which
-    /// nobody would announce before), or `deadline`.
-    async fn until_daemon_changes(&mut self, deadline: tokio::time::Instant) {
+    /// nobody would announce before), or `deadline`; true when the name
+    /// has an owner then (not yet believed: see [`Self::reattach`]).
+    async fn until_daemon_changes(&mut self, deadline: tokio::time::Instant) -> bool {
         let give_up = deadline.min(tokio::time::Instant::now() + Duration::from_secs(1));
-        let _ = tokio::time::timeout_at(give_up, async {
+        let owned = tokio::time::timeout_at(give_up, async {
             while let Some(change) = self.daemon_changes.next().await {
-                if let Ok(args) = change.args() {
-                    self.daemon = args.new_owner().as_ref().map(|owner| owner.to_string());
-                    if self.daemon.is_some() {
-                        return;
-                    }
+                if change.args().is_ok_and(|args| args.new_owner().is_some()) {
+                    return true;
                 }
             }
+            false
         })
         .await;
-        if self.daemon.is_none() {
-            self.daemon = daemon_name(&self.conn).await;
-        }
+        owned == Ok(true) || daemon_name(&self.conn).await.is_some()
     }
 
     async fn session_proxy(&self) -> Result<Session1Proxy<'_>, Error> {
@@ -304,8 +311,9 @@ impl ClientSession {
                 let Some(change) = change else { return Ok(()) };
                 let Ok(args) = change.args() else { return Ok(()) };
                 match args.new_owner().as_ref() {
-                    Some(owner) => {
-                        self.daemon = Some(owner.to_string());
+                    Some(_) => {
+                        // Nobody is believed until it proves itself.
+                        self.daemon = None;
                         tracing::info!("the broker is back; re-attaching");
                         self.reattach().await?;
                     }
@@ -319,12 +327,66 @@ impl ClientSession {
         Ok(())
     }
 
+    /// Re-attaches to the new owner of the broker's name once it has
+    /// proved it knows this session, proving the same in return; the
+    /// resume token never crosses the bus. An owner that cannot prove it
+    /// is not believed: a warning says so and this returns `Ok`, so that
+    /// `wait` goes on waiting for the real broker.
     async fn reattach(&mut self) -> Result<(), Error> {
-        let broker = Broker1Proxy::new(&self.conn).await?;
-        broker
-            .resume_session(&self.resume_token)
+        let nonce = trust::nonce();
+        let proved = trust::call_broker::<_, (Vec<u8>, Vec<u8>)>(
+            &self.conn,
+            "ProveSession",
+            &(self.id.as_str(), nonce.as_slice()),
+        )
+        .await;
+        let ((proof, challenge), prover) = match proved.map_err(Error::from_dbus) {
+            Ok(proved) => proved,
+            // The broker does not know this session (its state is gone):
+            // waiting cannot help.
+            Err(error @ Error::NotFound(_)) => return Err(error),
+            Err(error) => {
+                eprintln!(
+                    "elicit: warning: the new owner of {BUS_NAME} did not prove it is elicitd ({}); \
+                     waiting for the real one",
+                    error.detail()
+                );
+                return Ok(());
+            }
+        };
+        if !trust::verify(
+            &self.resume_token,
+            Role::BrokerToClient,
+            &self.id,
+            &prover,
+            &nonce,
+            &proof,
+        ) {
+            let who = trust::describe_connection(&self.conn, &prover).await;
+            eprintln!("elicit: warning: {}", trust::ProofError::Impostor { who });
+            return Ok(());
+        }
+        let own = self.conn.unique_name().map(|n| n.to_string()).unwrap_or_default();
+        let answer = trust::proof(
+            &self.resume_token,
+            Role::ClientToBroker,
+            &self.id,
+            &own,
+            &challenge,
+        );
+        // To the proven connection itself, not to whoever owns the name by
+        // now.
+        self.conn
+            .call_method(
+                Some(prover.as_str()),
+                BROKER_PATH,
+                Some("dev.elicitd.Broker1"),
+                "ResumeProven",
+                &(self.id.as_str(), answer.as_slice()),
+            )
             .await
             .map_err(Error::from_dbus)?;
+        self.daemon = Some(prover);
         // An acknowledgement sent without a reply may have died with the
         // old daemon: the restarted one would keep that answer and send it
         // again to a caller who has it. Acknowledge again first (a form

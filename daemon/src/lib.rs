@@ -9,6 +9,7 @@
 //! * [`client`] — the client side used by `elicit ask` and the proxy;
 //! * [`lifecycle`] — the state directory's lock, PID and log files.
 
+pub mod answers;
 pub mod asker;
 pub mod broker;
 pub mod bus;
@@ -22,4 +23,5 @@ pub mod logging;
 pub mod paths;
 pub mod proxy;
 pub mod rules;
+pub mod state_dir;
 pub mod store;

@@ -45,6 +45,9 @@ struct Args {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    // First: every file the daemon makes is private, whatever the
+    // caller's umask (D-Bus activation without systemd gives 022).
+    elicitd::state_dir::restrict_umask();
     let args = Args::parse();
     if let Some(dir) = &args.generate_docs {
         return generate_docs(dir);
@@ -84,9 +87,13 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
         .or_else(paths::config_file)
         .ok_or_else(|| anyhow!("no home directory: pass --config"))?;
     let config = Config::load(&config_path)?;
+    for path in elicitd::state_dir::prepare(&state_dir)? {
+        tracing::warn!(path = %path.display(), "other users could read this; made it private to you");
+    }
     // Held until the end of this function, after the last flush; sled's
     // own lock would only say "could not acquire lock" without naming who.
     let _lock = StateLock::acquire(&state_dir)?;
+    let answers = elicitd::answers::AnswerFiles::open(&state_dir)?;
     let store = Store::open(&state_dir, config.store.sync)
         .with_context(|| format!("cannot open the queue in {}", state_dir.display()))?;
 
@@ -110,15 +117,18 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     } else {
         None
     };
-    let broker = Broker::new(config, store, conn.clone(), rules).await?;
+    let broker = Broker::new(config, store, answers, conn.clone(), rules).await?;
     let (sessions, forms) = broker.restore().await?;
     conn.object_server()
         .at(BROKER_PATH, BrokerIface::new(broker.clone()))
         .await?;
     tokio::spawn(watch(broker.clone()));
-    conn.request_name_with_flags(BUS_NAME, zbus::fdo::RequestNameFlags::DoNotQueue.into())
+    if let Err(error) = conn
+        .request_name_with_flags(BUS_NAME, zbus::fdo::RequestNameFlags::DoNotQueue.into())
         .await
-        .with_context(|| format!("cannot own {BUS_NAME}: is another elicitd running?"))?;
+    {
+        return Err(elicitd::bus::name_taken(&conn, error).await);
+    }
     let _asker = serve_asker_socket(&args.asker_socket, args.no_asker_socket, &args.bus);
     tracing::info!(sessions, forms, state_dir = %state_dir.display(), "elicitd ready on {BUS_NAME}");
     // For proxies whose host stripped DBUS_SESSION_BUS_ADDRESS; removed

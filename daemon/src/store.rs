@@ -90,9 +90,13 @@ pub struct FormRecord {
     pub submission_id: Option<String>,
     /// Where the form is.
     pub state: FormState,
-    /// The outcome, while answered but not yet delivered; erased on
-    /// delivery, never copied to history.
+    /// The outcome, while answered but not yet delivered; never copied
+    /// to history. In sled its content is always empty: the content
+    /// lives in an answer file (see `crate::answers`).
     pub answer: Option<Answer>,
+    /// The answer's content is in `answers/<id>`, not here.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub content_in_file: bool,
     /// Why it ended as it did (`answered`, `timeout`, a rule's reason …).
     pub reason: Option<String>,
     /// Who decided: a front-end's name, a control client, `timeout`.
@@ -195,6 +199,11 @@ impl Store {
             history,
             db,
         })
+    }
+
+    /// The tree of front-end registrations (their proof secrets).
+    pub fn registrations(&self) -> Result<sled::Tree, StoreError> {
+        Ok(self.db.open_tree("frontends")?)
     }
 
     /// The tree of remembered choices.

@@ -200,6 +200,38 @@ pub trait Broker1 {
     /// daemon restart, or from a new connection).
     fn resume_session(&self, resume_token: &str) -> zbus::Result<OwnedObjectPath>;
 
+    /// Proves the broker knows `session`'s resume token: an HMAC over
+    /// `nonce` (see [`crate::trust`]), and a challenge for `ResumeProven`.
+    fn prove_session(&self, session: &str, nonce: &[u8]) -> zbus::Result<(Vec<u8>, Vec<u8>)>;
+
+    /// Re-attaches the caller to `session` with its proof over the
+    /// challenge of its last `ProveSession`.
+    fn resume_proven(&self, session: &str, proof: &[u8]) -> zbus::Result<OwnedObjectPath>;
+
+    /// Registers like `RegisterFrontend` and returns a registration id and
+    /// its secret, which the broker proves it knows after a restart.
+    fn open_frontend(
+        &self,
+        path: &zbus::zvariant::ObjectPath<'_>,
+        options: Dict,
+    ) -> zbus::Result<(String, String)>;
+
+    /// Proves the broker knows the secret of front-end registration
+    /// `registration`: an HMAC over `nonce`.
+    fn prove_frontend(&self, registration: &str, nonce: &[u8]) -> zbus::Result<Vec<u8>>;
+
+    /// Registers again under `registration` (after checking the proof).
+    fn resume_frontend(
+        &self,
+        path: &zbus::zvariant::ObjectPath<'_>,
+        options: Dict,
+        registration: &str,
+    ) -> zbus::Result<()>;
+
+    /// Sends `FormChanged` to the caller from now on, until it leaves the
+    /// bus; the signal goes to watchers alone, never to the whole bus.
+    fn watch(&self) -> zbus::Result<()>;
+
     /// Registers the caller as a front-end served at `path`. Options:
     /// `name` (s), `capabilities` (as: form, url, confirm), `priority` (i).
     fn register_frontend(&self, path: &zbus::zvariant::ObjectPath<'_>, options: Dict) -> zbus::Result<()>;

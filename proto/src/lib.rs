@@ -22,6 +22,7 @@ mod pattern;
 mod request;
 mod schema;
 pub mod text;
+pub mod trust;
 
 pub use answer::{Answer, FieldError, validate_answer};
 pub use error::{Error, JsonRpcCode, Location, SchemaError, SchemaErrors};

@@ -126,6 +126,7 @@ async fn responses_reach_the_owner_only_and_strangers_are_refused() {
         .expect("match");
     let stranger_broker = Broker1Proxy::new(&stranger).await.expect("proxy");
     let mut changes = stranger_broker.receive_form_changed().await.expect("subscribe");
+    stranger_broker.watch().await.expect("watch");
 
     // A stranger cannot answer without the token, close, or submit.
     let shown = frontend.next_show().await;

@@ -485,6 +485,7 @@ async fn front_ends_and_clients_killed_at_random_disturb_no_one_else() {
         .await
         .expect("proxy");
     let mut changes = broker.receive_form_changed().await.expect("subscribe");
+    broker.watch().await.expect("watch");
     let presented_to_tui: Arc<Mutex<HashSet<String>>> = Arc::default();
     let watcher = {
         let presented_to_tui = presented_to_tui.clone();
@@ -1572,6 +1573,28 @@ impl FakeBroker {
     }
 
     fn resume_session(&self, _token: &str) -> OwnedObjectPath {
+        OwnedObjectPath::try_from("/dev/elicitd/session/1").expect("path")
+    }
+
+    /// It issued the token, so it can prove it knows it.
+    fn prove_session(
+        &self,
+        #[zbus(connection)] conn: &zbus::Connection,
+        session: &str,
+        nonce: Vec<u8>,
+    ) -> (Vec<u8>, Vec<u8>) {
+        let me = conn.unique_name().expect("a name").to_string();
+        let proof = elicit_proto::trust::proof(
+            "token",
+            elicit_proto::trust::Role::BrokerToClient,
+            session,
+            &me,
+            &nonce,
+        );
+        (proof, elicit_proto::trust::nonce())
+    }
+
+    fn resume_proven(&self, _session: &str, _proof: Vec<u8>) -> OwnedObjectPath {
         OwnedObjectPath::try_from("/dev/elicitd/session/1").expect("path")
     }
 }

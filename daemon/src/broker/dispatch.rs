@@ -246,24 +246,35 @@ pub(crate) struct FormEvent {
     reason: String,
 }
 
-/// Sends `FormChanged` signals in the order they were raised.
+/// Sends `FormChanged` signals in the order they were raised, each to
+/// every watcher alone: a broadcast would reach every connection the bus
+/// admits, other users' included.
 pub(crate) async fn emit_form_events(
     conn: zbus::Connection,
     mut events: tokio::sync::mpsc::UnboundedReceiver<FormEvent>,
+    watchers: std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
 ) {
     while let Some(event) = events.recv().await {
         let body = (event.form.to_string(), event.session, event.state, event.reason);
-        if let Err(error) = conn
-            .emit_signal(
-                None::<&str>,
-                BROKER_PATH,
-                "dev.elicitd.Broker1",
-                "FormChanged",
-                &body,
-            )
-            .await
-        {
-            tracing::debug!(form = event.form, %error, "FormChanged not sent");
+        let recipients: Vec<String> = watchers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .cloned()
+            .collect();
+        for recipient in recipients {
+            if let Err(error) = conn
+                .emit_signal(
+                    Some(recipient.as_str()),
+                    BROKER_PATH,
+                    "dev.elicitd.Broker1",
+                    "FormChanged",
+                    &body,
+                )
+                .await
+            {
+                tracing::debug!(form = event.form, %recipient, %error, "FormChanged not sent");
+            }
         }
     }
 }

@@ -101,7 +101,7 @@ impl Broker {
             .unwrap_or(self.config.broker.default_timeout_secs);
         // Check the limits and take the place under one lock, so that
         // concurrent submissions cannot overshoot them together.
-        let record = {
+        let mut record = {
             let mut state = self.lock();
             if let Some(sid) = &options.submission_id
                 && let Some(existing) = submitted_in(&state, session, sid)
@@ -133,6 +133,7 @@ impl Broker {
                 submission_id: options.submission_id,
                 state: FormState::Queued,
                 answer: None,
+                content_in_file: false,
                 reason: None,
                 answered_by: None,
                 created_ms,
@@ -153,7 +154,7 @@ impl Broker {
             record
         };
         let id = record.id;
-        if let Err(error) = self.persist_new(&record).await {
+        if let Err(error) = self.persist_new(&mut record).await {
             let mut state = self.lock();
             state.forms.remove(&id);
             if let Some(owning) = state.sessions.get_mut(session) {
@@ -209,8 +210,8 @@ impl Broker {
         }
     }
 
-    async fn persist_new(self: &Arc<Self>, record: &FormRecord) -> Result<(), Error> {
-        self.store.put_form(record)?;
+    async fn persist_new(self: &Arc<Self>, record: &mut FormRecord) -> Result<(), Error> {
+        self.put_form_private(record)?;
         self.store.flush().await?;
         let path = form_path(&record.session, &record.id.to_string());
         self.conn
@@ -265,24 +266,34 @@ impl Broker {
             let json = serde_json::to_string(&errors).map_err(|e| Error::Storage(e.to_string()))?;
             return Err(Error::InvalidAnswer(json));
         }
-        if remember != Remember::No {
-            self.remember(id, &answer, remember)?;
-        }
-        if self
+        // Only the answer that wins is remembered: one that lost a race
+        // (a timeout, another front-end, a claim) was never given.
+        let remembered = match remember {
+            Remember::No => None,
+            scope => Some((self.remember_target(id, scope)?, answer.clone())),
+        };
+        if !self
             .finish(id, answer, "answered", &label, Some(&caller.name))
             .await?
         {
-            Ok(())
-        } else {
-            Err(Error::WrongState(format!("form {id} was answered already")))
+            return Err(Error::WrongState(format!("form {id} was answered already")));
         }
+        if let Some((target, answer)) = remembered {
+            self.remember(id, &answer, target)?;
+        }
+        Ok(())
     }
 
-    fn remember(&self, id: u64, answer: &Answer, scope: Remember) -> Result<(), Error> {
-        let rules = self
-            .policy
-            .as_ref()
-            .ok_or_else(|| Error::BadArgument("policy is disabled, so nothing can be remembered".into()))?;
+    /// Where a remembered answer to form `id` would apply: its server,
+    /// and with `Remember::Directory` its working directory. Checked
+    /// before the answer is given, so that a choice that cannot be
+    /// remembered refuses the answer instead of half-succeeding.
+    fn remember_target(&self, id: u64, scope: Remember) -> Result<RememberTarget, Error> {
+        if self.policy.is_none() {
+            return Err(Error::BadArgument(
+                "policy is disabled, so nothing can be remembered".into(),
+            ));
+        }
         let origin = {
             let state = self.lock();
             let session = state
@@ -296,19 +307,31 @@ impl Broker {
                 .map(|s| s.record.origin.clone())
                 .unwrap_or_default()
         };
-        let server = origin.server.as_deref().ok_or_else(|| {
+        let server = origin.server.ok_or_else(|| {
             Error::BadArgument("this form's origin names no server to remember it for".into())
         })?;
         let cwd = match scope {
             Remember::Directory => Some(
                 origin
                     .cwd
-                    .as_deref()
                     .ok_or_else(|| Error::BadArgument("this form's origin names no directory".into()))?,
             ),
             _ => None,
         };
-        let choice = rules.remember(server, origin.verified_exe.as_deref(), cwd, answer)?;
+        Ok(RememberTarget {
+            server,
+            exe: origin.verified_exe,
+            cwd,
+        })
+    }
+
+    /// Remembers `answer` for `target` (from [`Broker::remember_target`]).
+    fn remember(&self, id: u64, answer: &Answer, target: RememberTarget) -> Result<(), Error> {
+        let Some(rules) = &self.policy else {
+            return Ok(());
+        };
+        let RememberTarget { server, exe, cwd } = target;
+        let choice = rules.remember(&server, exe.as_deref(), cwd.as_deref(), answer)?;
         tracing::info!(form = id, choice, %server, "answer remembered");
         Ok(())
     }
@@ -323,7 +346,7 @@ impl Broker {
         answered_by: &str,
         answerer: Option<&str>,
     ) -> Result<bool, Error> {
-        let (record, presenter) = {
+        let (mut record, presenter) = {
             let mut state = self.lock();
             let Some(form) = state.forms.get_mut(&id) else {
                 return Ok(false);
@@ -342,7 +365,7 @@ impl Broker {
             }
             (record, presenter)
         };
-        self.store.put_form(&record)?;
+        self.put_form_private(&mut record)?;
         self.store.flush().await?;
         if let Some(presenter) = presenter
             && answerer != Some(presenter.bus_name.as_str())
@@ -466,7 +489,7 @@ impl Broker {
     }
 
     /// Moves a finished form from the queue to history.
-    async fn retire(&self, form: &Form, delivered: bool) -> Result<(), Error> {
+    pub(super) async fn retire(&self, form: &Form, delivered: bool) -> Result<(), Error> {
         let record = &form.record;
         let origin = self
             .lock()
@@ -502,6 +525,10 @@ impl Broker {
             .add_history(&history, self.config.history.max_records)?;
         self.store.remove_form(record.id)?;
         self.store.flush_soon();
+        // Before sled's removal is durable: a crash in between finds the
+        // form answered with its content file gone, and knows from that
+        // that it was acknowledged (see `load_content`).
+        self.erase_answer(record.id);
         let path = form_path(&record.session, &record.id.to_string());
         let _ = self
             .conn
@@ -659,4 +686,13 @@ fn submitted_in(state: &State, session: &str, sid: &str) -> Option<u64> {
             .and_then(|f| f.record.submission_id.as_deref())
             == Some(sid)
     })
+}
+
+/// Where a remembered choice applies: the server, the executable the proxy
+/// verified (when it did), and with `Remember::Directory` the directory.
+#[derive(Debug)]
+struct RememberTarget {
+    server: String,
+    exe: Option<String>,
+    cwd: Option<String>,
 }

@@ -5,12 +5,15 @@
 //! decides under the lock, then writes, flushes, emits and calls out after
 //! releasing it.
 
+mod at_rest;
 mod dispatch;
 mod forms;
 mod handoff;
 mod restore;
+mod sandbox;
 mod sessions;
 pub mod state;
+mod trust;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -20,6 +23,7 @@ use elicit_proto::dbus::{Dict, SESSION_PREFIX};
 use zbus::Connection;
 use zbus::names::UniqueName;
 
+use crate::answers::AnswerFiles;
 use crate::config::Config;
 use crate::launcher::Launcher;
 use crate::rules::Rules;
@@ -35,16 +39,42 @@ pub struct Caller {
     pub uid: u32,
     /// The caller's pid, where the bus knows it.
     pub pid: Option<u32>,
+    /// The sandbox it runs in (Flatpak, Snap), described; `None` when it
+    /// runs unconfined.
+    pub sandbox: Option<String>,
+}
+
+impl Caller {
+    /// Refuses `what` to a sandboxed caller: it may ask, nothing more.
+    pub fn unsandboxed(&self, what: &str) -> Result<(), Error> {
+        match &self.sandbox {
+            Some(sandbox) => Err(Error::AccessDenied(format!(
+                "{sandbox} is sandboxed: it may ask, but not {what}"
+            ))),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The broker shared by every D-Bus object of the daemon.
 pub struct Broker {
     config: Config,
     store: Store,
+    /// Undelivered answers' contents, kept out of sled.
+    answers: AnswerFiles,
     conn: Connection,
     own_uid: u32,
     state: Mutex<State>,
     callers: Mutex<HashMap<String, Caller>>,
+    /// Proof challenges handed out, by (caller, session): one open
+    /// challenge per session a connection re-attaches to.
+    challenges: Mutex<HashMap<(String, String), Vec<u8>>>,
+    /// Connections that asked for `FormChanged` (`Watch`); the signal goes
+    /// to each of them alone, never to the whole bus.
+    watchers: Arc<Mutex<std::collections::BTreeSet<String>>>,
+    /// Front-end registrations: their secrets, durably, so that a
+    /// restarted broker can prove itself to the front-ends.
+    registrations: sled::Tree,
     launcher: Launcher,
     policy: Option<Arc<Rules>>,
     events: tokio::sync::mpsc::UnboundedSender<dispatch::FormEvent>,
@@ -67,11 +97,12 @@ impl std::fmt::Debug for Broker {
 }
 
 impl Broker {
-    /// A broker over `store`, serving on `conn`; call [`Broker::restore`]
-    /// before taking the bus name.
+    /// A broker over `store` (answer contents in `answers`), serving on
+    /// `conn`; call [`Broker::restore`] before taking the bus name.
     pub async fn new(
         config: Config,
         store: Store,
+        answers: AnswerFiles,
         conn: Connection,
         policy: Option<Arc<Rules>>,
     ) -> Result<Arc<Broker>, Error> {
@@ -86,15 +117,25 @@ impl Broker {
             .map_err(zbus::Error::from)?;
         let launcher = Launcher::new(&config.frontends);
         let (events, receiver) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(dispatch::emit_form_events(conn.clone(), receiver));
+        let watchers = Arc::new(Mutex::new(Default::default()));
+        tokio::spawn(dispatch::emit_form_events(
+            conn.clone(),
+            receiver,
+            watchers.clone(),
+        ));
+        let registrations = store.registrations()?;
         Ok(Arc::new(Broker {
             events,
             config,
             store,
+            answers,
             conn,
             own_uid,
             state: Mutex::new(State::default()),
             callers: Mutex::new(HashMap::new()),
+            challenges: Mutex::new(HashMap::new()),
+            watchers,
+            registrations,
             launcher,
             policy,
             calls_out: Arc::new(tokio::sync::Semaphore::new(CALLS_OUT)),
@@ -143,11 +184,16 @@ impl Broker {
                 let uid = credentials
                     .unix_user_id()
                     .ok_or_else(|| Error::AccessDenied("the bus does not know the caller's uid".into()))?;
+                let pid = credentials.process_id();
                 let caller = Caller {
                     name: sender.to_string(),
                     uid,
-                    pid: credentials.process_id(),
+                    pid,
+                    sandbox: sandbox::detect(pid),
                 };
+                if let Some(sandbox) = &caller.sandbox {
+                    tracing::info!(caller = %caller.name, %sandbox, "a sandboxed caller: it may only ask");
+                }
                 self.callers
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
@@ -172,6 +218,7 @@ impl Broker {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(name);
+        self.forget_connection(name);
         self.frontend_lost(name);
         self.owner_lost(name);
     }

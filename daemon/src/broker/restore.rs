@@ -29,6 +29,7 @@ impl Broker {
             .into_iter()
             .map(|name| name.to_string())
             .collect();
+        self.prune_registrations(&on_bus);
         let mut owners_gone = HashSet::new();
         for record in &sessions {
             let server = self.conn.object_server();
@@ -52,6 +53,7 @@ impl Broker {
             );
         }
         let mut restored = 0;
+        let mut acknowledged = Vec::new();
         for mut record in forms {
             let request_json = record.request.to_string();
             let request = match Elicitation::from_value(record.request.clone(), &self.config.limits) {
@@ -67,6 +69,7 @@ impl Broker {
             if record.state == FormState::Presented {
                 record.state = FormState::Queued;
             }
+            let delivered = !self.load_content(&mut record)?;
             {
                 let mut state = self.lock();
                 let Some(session) = state.sessions.get_mut(&record.session) else {
@@ -77,9 +80,15 @@ impl Broker {
                 if record.state == FormState::Queued {
                     session.queue.push_back(record.id);
                 }
-                session.forms.insert(record.id);
                 let mut form = live_form(record.clone(), Arc::new(request), &request_json);
                 form.ready = true;
+                if delivered {
+                    // Acknowledged and erased just before the crash: it
+                    // goes to history, not to its owner a second time.
+                    acknowledged.push(form);
+                    continue;
+                }
+                session.forms.insert(record.id);
                 state.forms.insert(record.id, form);
             }
             self.conn
@@ -96,6 +105,10 @@ impl Broker {
             }
             restored += 1;
         }
+        for form in &acknowledged {
+            self.retire(form, true).await?;
+        }
+        self.sweep_answers()?;
         self.store.flush().await?;
         for owner in owners_gone {
             self.owner_lost(&owner);

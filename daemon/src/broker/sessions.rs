@@ -28,12 +28,7 @@ impl Broker {
         // What the bus verified replaces whatever the client claimed there.
         origin.caller_pid = caller.pid;
         origin.caller_uid = Some(caller.uid);
-        let limit = self.config.broker.sessions_per_connection;
-        if self.lock().sessions_of(&caller.name).count() >= limit {
-            return Err(Error::LimitExceeded(format!(
-                "this connection already has {limit} sessions open (broker.sessions-per-connection)"
-            )));
-        }
+        self.check_session_limit(&self.lock(), caller)?;
         let record = SessionRecord {
             id: self.store.next_id()?.to_string(),
             owner: caller.name.clone(),
@@ -62,15 +57,50 @@ impl Broker {
         Ok((path, token))
     }
 
+    /// Refuses `caller` one more session beyond
+    /// `broker.sessions-per-connection`.
+    fn check_session_limit(&self, state: &super::state::State, caller: &Caller) -> Result<(), Error> {
+        let limit = self.config.broker.sessions_per_connection;
+        if state.sessions_of(&caller.name).count() >= limit {
+            return Err(Error::LimitExceeded(format!(
+                "this connection already has {limit} sessions open (broker.sessions-per-connection)"
+            )));
+        }
+        Ok(())
+    }
+
     /// Re-attaches `caller` as the owner of the session of `token`.
     pub async fn resume_session(&self, caller: &Caller, token: &str) -> Result<String, Error> {
+        let id = self
+            .lock()
+            .sessions
+            .values()
+            .find(|s| s.record.resume_token == token)
+            .map(|s| s.record.id.clone())
+            .ok_or_else(|| Error::NotFound("no session has this resume token".into()))?;
+        self.take_over(caller, &id).await
+    }
+
+    /// Makes `caller` the owner of session `id`, within the
+    /// sessions-per-connection limit (a session it owns already does not
+    /// count twice).
+    pub(crate) async fn take_over(&self, caller: &Caller, id: &str) -> Result<String, Error> {
         let record = {
             let mut state = self.lock();
+            let owned = state
+                .sessions
+                .get(id)
+                .ok_or_else(|| Error::NotFound(format!("no session {id}")))?
+                .record
+                .owner
+                == caller.name;
+            if !owned {
+                self.check_session_limit(&state, caller)?;
+            }
             let session = state
                 .sessions
-                .values_mut()
-                .find(|s| s.record.resume_token == token)
-                .ok_or_else(|| Error::NotFound("no session has this resume token".into()))?;
+                .get_mut(id)
+                .ok_or_else(|| Error::NotFound(format!("no session {id}")))?;
             session.record.owner = caller.name.clone();
             session.record.clone()
         };

@@ -2,11 +2,13 @@
 //! and hand over to the [`Broker`](crate::broker::Broker).
 
 mod broker_iface;
+mod name_owner;
 mod request_iface;
 mod session_iface;
 mod watch;
 
 pub use broker_iface::BrokerIface;
+pub use name_owner::name_taken;
 pub use request_iface::RequestIface;
 pub use session_iface::SessionIface;
 pub use watch::watch_departures;

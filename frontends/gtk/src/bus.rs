@@ -6,13 +6,12 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use async_channel::{Receiver, Sender};
-use elicit_proto::dbus::{
-    BUS_NAME, Broker1Proxy, Dict, FormChangedStream, Origin, check_from_broker, dict_str,
-};
+use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, FormChangedStream, Origin, dict_str};
+use elicit_proto::trust::{FrontendRegistration, ProofError, TrustedBroker};
 use elicit_proto::{Answer, ElicitationAction, Error};
 use futures_util::{FutureExt, StreamExt};
 use zbus::message::Header;
-use zbus::zvariant::{ObjectPath, OwnedValue, Str};
+use zbus::zvariant::{OwnedValue, Str};
 use zbus::{Connection, fdo, interface};
 
 use crate::opener;
@@ -116,8 +115,9 @@ pub enum BusError {
 /// The `Frontend1` object: it only forwards, so that `Show` returns at once
 /// as the broker requires.
 struct Frontend {
+    /// Calls are taken from this broker alone (see `elicit_proto::trust`).
+    trusted: TrustedBroker,
     events: Sender<BusEvent>,
-    conn: Connection,
 }
 
 #[interface(name = "dev.elicitd.Frontend1")]
@@ -130,8 +130,9 @@ impl Frontend {
         request_json: String,
         info: Dict,
     ) -> fdo::Result<()> {
-        // Only the broker may show or withdraw forms.
-        check_from_broker(&self.conn, &header).await?;
+        // Only the broker this front-end registered with may show or
+        // withdraw forms.
+        self.trusted.check(&header)?;
         let request = ShowRequest {
             form,
             token,
@@ -151,8 +152,9 @@ impl Frontend {
         form: String,
         reason: String,
     ) -> fdo::Result<()> {
-        // Only the broker may show or withdraw forms.
-        check_from_broker(&self.conn, &header).await?;
+        // Only the broker this front-end registered with may show or
+        // withdraw forms.
+        self.trusted.check(&header)?;
         // A closed channel means the window is gone; nothing to withdraw.
         let _ = self.events.send(BusEvent::Withdraw { form, reason }).await;
         Ok(())
@@ -164,6 +166,7 @@ impl Frontend {
 struct Link {
     conn: Connection,
     broker: Broker1Proxy<'static>,
+    registration: FrontendRegistration,
 }
 
 impl Link {
@@ -175,16 +178,21 @@ impl Link {
             None => zbus::connection::Builder::session()?,
         };
         let conn = builder.build().await?;
+        let registration = FrontendRegistration::default();
         let frontend = Frontend {
+            trusted: registration.trusted(),
             events: events.clone(),
-            conn: conn.clone(),
         };
         conn.object_server().at(FRONTEND_PATH, frontend).await?;
         let broker = Broker1Proxy::builder(&conn)
             .cache_properties(zbus::proxy::CacheProperties::No)
             .build()
             .await?;
-        let link = Link { conn, broker };
+        let link = Link {
+            conn,
+            broker,
+            registration,
+        };
         // Subscribe before the first attempt, so that a broker starting in
         // between is not missed.
         let dbus = fdo::DBusProxy::new(&link.conn).await?;
@@ -198,6 +206,7 @@ impl Link {
         tokio::spawn(async move {
             while let Some(change) = owners.next().await {
                 let Ok(args) = change.args() else { continue };
+                keeper.registration.distrust();
                 let event = if args.new_owner().is_some() {
                     keeper.register(&events).await;
                     continue;
@@ -229,12 +238,12 @@ impl Link {
     async fn register(&self, events: &Sender<BusEvent>) {
         let event = match self.try_register().await {
             Ok(()) => BusEvent::Registered,
-            Err(error) => BusEvent::BrokerGone(format!("cannot register with elicitd: {}", error.detail())),
+            Err(error) => BusEvent::BrokerGone(format!("cannot register with elicitd: {error}")),
         };
         let _ = events.send(event).await;
     }
 
-    async fn try_register(&self) -> Result<(), Error> {
+    async fn try_register(&self) -> Result<(), ProofError> {
         let mut options = Dict::new();
         options.insert("name".into(), OwnedValue::from(Str::from(FRONTEND_NAME)));
         let capabilities = vec!["form", "url", "confirm"];
@@ -242,10 +251,12 @@ impl Link {
             OwnedValue::try_from(zbus::zvariant::Value::from(capabilities)).map_err(zbus::Error::from)?;
         options.insert("capabilities".into(), capabilities);
         options.insert("priority".into(), OwnedValue::from(20i32));
-        self.broker
-            .register_frontend(&ObjectPath::from_static_str_unchecked(FRONTEND_PATH), options)
-            .await
-            .map_err(Error::from_dbus)
+        self.registration
+            .register(&self.conn, FRONTEND_PATH, options)
+            .await?;
+        // For the "N more waiting" count; forms are shown without it.
+        let _ = self.broker.watch().await;
+        Ok(())
     }
 
     /// Answers `form` with `token`; the broker's refusal comes back as a

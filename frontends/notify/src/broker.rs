@@ -2,11 +2,12 @@
 //! answering and passing forms on.
 
 use elicit_proto::Error;
-use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, check_from_broker};
+use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin};
+use elicit_proto::trust::{FrontendRegistration, ProofError, TrustedBroker};
 use futures_util::StreamExt;
 use tokio::sync::mpsc::UnboundedSender;
 use zbus::message::Header;
-use zbus::zvariant::{ObjectPath, OwnedValue, Str, Value};
+use zbus::zvariant::{OwnedValue, Str, Value};
 use zbus::{Connection, fdo, interface};
 
 /// Where this front-end serves `dev.elicitd.Frontend1`.
@@ -41,8 +42,9 @@ pub enum BrokerEvent {
 /// The `Frontend1` object: it only forwards, so that `Show` returns at once
 /// as the broker requires.
 struct Frontend {
+    /// Calls are taken from this broker alone (see `elicit_proto::trust`).
+    trusted: TrustedBroker,
     events: UnboundedSender<BrokerEvent>,
-    conn: Connection,
 }
 
 #[interface(name = "dev.elicitd.Frontend1")]
@@ -55,8 +57,9 @@ impl Frontend {
         request_json: String,
         info: Dict,
     ) -> fdo::Result<()> {
-        // Only the broker may show or withdraw forms.
-        check_from_broker(&self.conn, &header).await?;
+        // Only the broker this front-end registered with may show or
+        // withdraw forms.
+        self.trusted.check(&header)?;
         let request = ShowRequest {
             form,
             token,
@@ -74,8 +77,9 @@ impl Frontend {
         form: String,
         reason: String,
     ) -> fdo::Result<()> {
-        // Only the broker may show or withdraw forms.
-        check_from_broker(&self.conn, &header).await?;
+        // Only the broker this front-end registered with may show or
+        // withdraw forms.
+        self.trusted.check(&header)?;
         let _ = reason;
         // A closed channel means the front-end is going; nothing is left
         // to close.
@@ -87,23 +91,30 @@ impl Frontend {
 /// The connection's tie to the broker.
 #[derive(Clone)]
 pub struct Link {
+    conn: Connection,
     broker: Broker1Proxy<'static>,
+    registration: FrontendRegistration,
 }
 
 impl Link {
     /// Serves `Frontend1` on `conn` and keeps it registered with the
     /// broker, across broker restarts, for as long as `conn` lives.
     pub async fn start(conn: &Connection, events: UnboundedSender<BrokerEvent>) -> zbus::Result<Link> {
+        let registration = FrontendRegistration::default();
         let frontend = Frontend {
+            trusted: registration.trusted(),
             events: events.clone(),
-            conn: conn.clone(),
         };
         conn.object_server().at(FRONTEND_PATH, frontend).await?;
         let broker = Broker1Proxy::builder(conn)
             .cache_properties(zbus::proxy::CacheProperties::No)
             .build()
             .await?;
-        let link = Link { broker };
+        let link = Link {
+            conn: conn.clone(),
+            broker,
+            registration,
+        };
         // Subscribe before the first attempt, so that a broker starting in
         // between is not missed.
         let dbus = fdo::DBusProxy::new(conn).await?;
@@ -115,6 +126,7 @@ impl Link {
         tokio::spawn(async move {
             while let Some(change) = owners.next().await {
                 let Ok(args) = change.args() else { continue };
+                keeper.registration.distrust();
                 if args.old_owner().is_some() && events.send(BrokerEvent::Gone).is_err() {
                     return;
                 }
@@ -130,14 +142,11 @@ impl Link {
     /// watch registers once it comes.
     async fn register(&self) {
         if let Err(error) = self.try_register().await {
-            eprintln!(
-                "elicit-notify: cannot register with elicitd (waiting for it): {}",
-                error.detail()
-            );
+            eprintln!("elicit-notify: cannot register with elicitd (waiting for it): {error}");
         }
     }
 
-    async fn try_register(&self) -> Result<(), Error> {
+    async fn try_register(&self) -> Result<(), ProofError> {
         let mut options = Dict::new();
         options.insert("name".into(), OwnedValue::from(Str::from("notify")));
         // Every form: what a notification cannot hold, it hands on with
@@ -148,10 +157,9 @@ impl Link {
         // Below elicit-tui (10): without a preference list, a terminal
         // that is open is the better place to answer.
         options.insert("priority".into(), OwnedValue::from(5i32));
-        self.broker
-            .register_frontend(&ObjectPath::from_static_str_unchecked(FRONTEND_PATH), options)
+        self.registration
+            .register(&self.conn, FRONTEND_PATH, options)
             .await
-            .map_err(Error::from_dbus)
     }
 
     /// Answers form `form` with `token`.

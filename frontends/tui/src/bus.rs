@@ -5,11 +5,12 @@ use std::collections::HashMap;
 
 use elicit_proto::Error;
 use elicit_proto::dbus::FormChangedStream;
-use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, check_from_broker, dict_str, dict_u64};
+use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, dict_str, dict_u64};
+use elicit_proto::trust::{FrontendRegistration, TrustedBroker};
 use futures_util::{FutureExt, StreamExt};
 use tokio::sync::mpsc::UnboundedSender;
 use zbus::message::Header;
-use zbus::zvariant::{ObjectPath, OwnedValue, Str};
+use zbus::zvariant::{OwnedValue, Str};
 use zbus::{Connection, fdo, interface};
 
 /// Where this front-end serves `dev.elicitd.Frontend1`.
@@ -66,8 +67,9 @@ pub enum BusError {
 /// The `Frontend1` object: it only forwards, so that `Show` returns at once
 /// as the broker requires.
 struct Frontend {
+    /// Calls are taken from this broker alone (see `elicit_proto::trust`).
+    trusted: TrustedBroker,
     events: UnboundedSender<BusEvent>,
-    conn: Connection,
 }
 
 #[interface(name = "dev.elicitd.Frontend1")]
@@ -80,8 +82,9 @@ impl Frontend {
         request_json: String,
         info: Dict,
     ) -> fdo::Result<()> {
-        // Only the broker may show or withdraw forms.
-        check_from_broker(&self.conn, &header).await?;
+        // Only the broker this front-end registered with may show or
+        // withdraw forms.
+        self.trusted.check(&header)?;
         let request = ShowRequest {
             form,
             token,
@@ -102,8 +105,9 @@ impl Frontend {
         form: String,
         reason: String,
     ) -> fdo::Result<()> {
-        // Only the broker may show or withdraw forms.
-        check_from_broker(&self.conn, &header).await?;
+        // Only the broker this front-end registered with may show or
+        // withdraw forms.
+        self.trusted.check(&header)?;
         // A closed channel means the UI is gone; nothing is left to withdraw.
         let _ = self.events.send(BusEvent::Withdraw { form, reason });
         Ok(())
@@ -115,6 +119,7 @@ impl Frontend {
 pub struct Link {
     conn: Connection,
     broker: Broker1Proxy<'static>,
+    registration: FrontendRegistration,
 }
 
 impl Link {
@@ -127,16 +132,21 @@ impl Link {
             None => zbus::connection::Builder::session()?,
         };
         let conn = builder.build().await?;
+        let registration = FrontendRegistration::default();
         let frontend = Frontend {
+            trusted: registration.trusted(),
             events: events.clone(),
-            conn: conn.clone(),
         };
         conn.object_server().at(FRONTEND_PATH, frontend).await?;
         let broker = Broker1Proxy::builder(&conn)
             .cache_properties(zbus::proxy::CacheProperties::No)
             .build()
             .await?;
-        let link = Link { conn, broker };
+        let link = Link {
+            conn,
+            broker,
+            registration,
+        };
         // Subscribe before the first attempt, so that a broker starting in
         // between is not missed.
         let dbus = fdo::DBusProxy::new(&link.conn).await?;
@@ -150,6 +160,7 @@ impl Link {
         tokio::spawn(async move {
             while let Some(change) = owners.next().await {
                 let Ok(args) = change.args() else { continue };
+                keeper.registration.distrust();
                 if args.new_owner().is_some() {
                     keeper.register(&events).await;
                 } else {
@@ -177,12 +188,12 @@ impl Link {
     async fn register(&self, events: &UnboundedSender<BusEvent>) {
         let event = match self.try_register().await {
             Ok(()) => BusEvent::Registered,
-            Err(error) => BusEvent::BrokerGone(format!("cannot register with elicitd: {}", error.detail())),
+            Err(error) => BusEvent::BrokerGone(format!("cannot register with elicitd: {error}")),
         };
         let _ = events.send(event);
     }
 
-    async fn try_register(&self) -> Result<(), Error> {
+    async fn try_register(&self) -> Result<(), elicit_proto::trust::ProofError> {
         let mut options = Dict::new();
         options.insert("name".into(), OwnedValue::from(Str::from("tui")));
         let capabilities = vec!["form", "url", "confirm"];
@@ -190,10 +201,12 @@ impl Link {
             OwnedValue::try_from(zbus::zvariant::Value::from(capabilities)).map_err(zbus::Error::from)?;
         options.insert("capabilities".into(), capabilities);
         options.insert("priority".into(), OwnedValue::from(10i32));
-        self.broker
-            .register_frontend(&ObjectPath::from_static_str_unchecked(FRONTEND_PATH), options)
-            .await
-            .map_err(Error::from_dbus)
+        self.registration
+            .register(&self.conn, FRONTEND_PATH, options)
+            .await?;
+        // For the backlog counts; forms are shown without it.
+        let _ = self.broker.watch().await;
+        Ok(())
     }
 
     /// Answers form `form` with `token`; the broker's refusal comes back as

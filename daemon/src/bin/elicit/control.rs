@@ -108,6 +108,8 @@ pub struct WatchArgs {
 pub async fn watch(args: WatchArgs, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     let broker = broker(bus).await?;
     let mut changes = broker.receive_form_changed().await?;
+    // FormChanged goes to watchers alone, never to the whole bus.
+    broker.watch().await?;
     // Tell a script the subscription is live before any event it causes.
     if args.json {
         out::json(&json!({"event": "watching"}).to_string());
