@@ -173,13 +173,18 @@ impl ClientSession {
                 {
                     tracing::info!(%error, "the broker went away during a submission; submitting again once it is back");
                     self.daemon = None;
-                    if self.until_daemon_changes(deadline).await {
-                        // As `wait` does for a restart: prove, resume,
-                        // confirm acknowledgements, have answers sent
-                        // again. A failure here shows in the next
-                        // submission, or in `wait`, which believes no
-                        // unproven broker.
-                        let _ = self.reattach().await;
+                    // The form goes again only to a broker that proved it
+                    // knows this session: an impostor holding the name
+                    // meanwhile gets nothing, and the real one may return.
+                    while self.daemon.is_none() && tokio::time::Instant::now() < deadline {
+                        if self.until_daemon_changes(deadline).await {
+                            // As `wait` does for a restart: prove, resume,
+                            // confirm acknowledgements, have answers sent
+                            // again. A failure shows in the next
+                            // submission, or in `wait`, which believes no
+                            // unproven broker.
+                            let _ = self.reattach().await;
+                        }
                     }
                 }
                 other => return other,

@@ -132,11 +132,11 @@ async fn an_acknowledged_answer_is_in_no_file_of_the_state_dir() {
     );
     let outcome = client.wait(&form).await.expect("outcome");
     assert_eq!(outcome.content, Some(json!({"note": secret})));
+    // Zeroed first, then unlinked: wait for both.
     eventually("the acknowledged answer to leave every file", || async {
-        holding(daemon.state_dir(), &secret).is_empty()
+        holding(daemon.state_dir(), &secret).is_empty() && !answer_file.exists()
     })
     .await;
-    assert!(!answer_file.exists());
     let broker = Broker1Proxy::new(&conn).await.expect("proxy");
     let history = broker.history(10).await.expect("history");
     assert!(

@@ -713,6 +713,24 @@ async fn front_ends_and_clients_killed_at_random_disturb_no_one_else() {
         async move { list_forms(&observer).await.is_empty() }
     })
     .await;
+    // The last acknowledgements write history after the queue empties
+    // (an answer's file is erased first): wait for all 15.
+    let delivered_steady = |records: &[Value]| {
+        records
+            .iter()
+            .filter(|r| {
+                r["origin"]["server"]
+                    .as_str()
+                    .is_some_and(|s| s.starts_with("steady"))
+            })
+            .filter(|r| r["delivered"] == true)
+            .count()
+    };
+    eventually("every steady form in history", || {
+        let observer = observer.clone();
+        async move { delivered_steady(&history(&observer).await) >= 15 }
+    })
+    .await;
     let records = history(&observer).await;
     let mut ids = HashSet::new();
     for record in &records {
@@ -721,16 +739,7 @@ async fn front_ends_and_clients_killed_at_random_disturb_no_one_else() {
             "twice in history: {record}"
         );
     }
-    let delivered_steady = records
-        .iter()
-        .filter(|r| {
-            r["origin"]["server"]
-                .as_str()
-                .is_some_and(|s| s.starts_with("steady"))
-        })
-        .filter(|r| r["delivered"] == true)
-        .count();
-    assert_eq!(delivered_steady, 15);
+    assert_eq!(delivered_steady(&records), 15);
     assert_eq!(
         broker.frontends().await.expect("frontends"),
         1,
