@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use elicit_proto::dbus::Broker1Proxy;
+use elicit_tests::mcp::{Host, text_of};
 use elicit_tests::ssh::{Sshd, required, which};
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, binary, eventually, is_root, within};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// A daemon on a private bus with its asker socket at a path of the test's.
 async fn system() -> (PrivateBus, Daemon, TestFrontend, PathBuf) {
@@ -229,7 +229,8 @@ async fn a_remote_agent_of_another_uid_asks_through_the_forwarded_socket() {
     assert_eq!(std::fs::metadata(&remote_socket).expect("forwarded").uid(), uid);
 
     // An MCP host there runs its server through the proxy, as that account.
-    let mut proxy = tokio::process::Command::new("setpriv")
+    let mut proxy = tokio::process::Command::new("setpriv");
+    proxy
         .args([
             format!("--reuid={uid}"),
             format!("--regid={gid}"),
@@ -243,52 +244,24 @@ async fn a_remote_agent_of_another_uid_asks_through_the_forwarded_socket() {
         .arg("--asker-socket")
         .arg(&remote_socket)
         .args(["proxy", "--", "/usr/bin/python3"])
-        .arg(python.join("elicit_server.py"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the remote proxy");
-    let mut stdin = proxy.stdin.take().expect("stdin");
-    let mut lines = BufReader::new(proxy.stdout.take().expect("stdout")).lines();
-    let mut call = async |id: u32, method: &str, params: Value| {
-        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
-        stdin
-            .write_all(format!("{line}\n").as_bytes())
-            .await
-            .expect("write");
-        stdin.flush().await.expect("flush");
-    };
-    call(
-        0,
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {},
-               "clientInfo": {"name": "remote-host", "version": "1"}}),
-    )
-    .await;
-    let mut response = async |id: u32| loop {
-        let line = within("a reply from the remote proxy", lines.next_line())
-            .await
-            .expect("read")
-            .expect("the proxy ended");
-        let message: Value = serde_json::from_str(&line).expect("JSON");
-        if message["id"] == json!(id) && message.get("method").is_none() {
-            return message;
-        }
-    };
-    response(0).await;
-    call(1, "tools/call", json!({"name": "book", "arguments": {}})).await;
+        .arg(python.join("elicit_server.py"));
+    let mut host = Host::spawn(proxy);
+    host.initialize(json!({})).await;
+    let book = json!({"name": "book", "arguments": {}});
+    host.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": book}))
+        .await;
     let shown = frontend.next_show().await;
     assert_eq!(shown.server.as_deref(), Some("elicit-test-server"));
     frontend
         .answer(&shown, "accept", json!({"seat": "12A", "count": 2}))
         .await
         .expect("accept");
-    let result = response(1).await;
-    assert!(result.to_string().contains("booked 2 x 12A"), "{result}");
+    let (result, _) = host.response(json!(1)).await;
+    assert!(text_of(&result).contains("booked 2 x 12A"), "{result}");
 
     // The connection goes; its open form is withdrawn after the grace.
-    call(2, "tools/call", json!({"name": "book", "arguments": {}})).await;
+    host.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": book}))
+        .await;
     let shown = frontend.next_show().await;
     drop(ssh);
     let (form, reason) = frontend.next_withdraw().await;

@@ -225,26 +225,8 @@ pub async fn rows(bus: &PrivateBus, iterations: usize, sync: &str) -> Vec<Row> {
     let crowded_floor = crowded.p50() * 2 + floors.durable.p50();
     let one_rt_flush = floors.cost(1, 1);
     let spawn_p50 = spawn.p50();
-    if sync != "full" {
-        // Against this run's own floors, but without printing them (or the
-        // `elicit ask` figures) twice: one JSON key per figure.
-        return vec![
-            Row::latency(brokered, "2 RT + 1 durable write", two_rt_flush, Some(2.0)),
-            Row::latency(
-                concurrent,
-                "2 crowded RT + 1 durable write",
-                crowded_floor,
-                Some(2.0),
-            ),
-            Row::latency(policy, "1 RT + 1 durable write", one_rt_flush, Some(1.5)),
-        ];
-    }
-    vec![
-        Row::Timed(floors.round_trip, Compare::Floor),
-        Row::Timed(floors.durable, Compare::Floor),
-        Row::Timed(floors.flush, Compare::Floor),
+    let brokered = [
         Row::latency(brokered, "2 RT + 1 durable write", two_rt_flush, Some(2.0)),
-        Row::Timed(crowded, Compare::Floor),
         Row::latency(
             concurrent,
             "2 crowded RT + 1 durable write",
@@ -252,7 +234,21 @@ pub async fn rows(bus: &PrivateBus, iterations: usize, sync: &str) -> Vec<Row> {
             Some(2.0),
         ),
         Row::latency(policy, "1 RT + 1 durable write", one_rt_flush, Some(1.5)),
+    ];
+    if sync != "full" {
+        // Against this run's own floors, but without printing them (or the
+        // `elicit ask` figures) twice: one JSON key per figure.
+        return brokered.into();
+    }
+    let floors = [
+        Row::Timed(floors.round_trip, Compare::Floor),
+        Row::Timed(floors.durable, Compare::Floor),
+        Row::Timed(floors.flush, Compare::Floor),
+        Row::Timed(crowded, Compare::Floor),
+    ];
+    let ask = [
         Row::Timed(spawn, Compare::Floor),
         Row::latency(ask, "process start", spawn_p50, None),
-    ]
+    ];
+    floors.into_iter().chain(brokered).chain(ask).collect()
 }
