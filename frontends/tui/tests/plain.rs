@@ -182,3 +182,28 @@ fn urls_need_an_explicit_yes_and_withdrawals_are_announced() {
         "the next form\n{out}"
     );
 }
+
+/// A hostile server's name reaches the terminal escaped, never raw: OSC 0
+/// (window title), CSI 2J (clear screen), OSC 52 (clipboard), a C1 CSI and
+/// a right-to-left override.
+#[test]
+fn hostile_text_reaches_the_terminal_escaped() {
+    let hostile = "evil\u{1b}]0;owned\u{7}\u{1b}[2J\u{1b}]52;c;cHduZWQ=\u{7}\u{9b}2J\u{202e}";
+    let mut plain = Plain::new(Vec::new());
+    plain.on_bus(BusEvent::Registered).expect("writes");
+    plain
+        .on_bus(BusEvent::Show(Box::new(show(
+            "1",
+            hostile,
+            hostile,
+            &request("cowork-contact"),
+        ))))
+        .expect("writes");
+    let out = text(&plain);
+    let raw = ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'];
+    assert!(
+        !out.contains(raw),
+        "raw control text reached the terminal: {out:?}"
+    );
+    assert!(out.contains("evil\\u{1b}]0;owned\\u{7}"), "{out}");
+}

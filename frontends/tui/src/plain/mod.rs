@@ -3,6 +3,7 @@
 
 mod field;
 mod run;
+mod safe;
 
 use std::collections::VecDeque;
 use std::io::{self, Write};
@@ -15,6 +16,7 @@ use crate::bus::BusEvent;
 use crate::entry::{Body, Entry, reason_text};
 use field::{ask, enter, shown};
 pub use run::run;
+use safe::SafeTerminal;
 
 /// Where the conversation about the current form is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +33,7 @@ enum Step {
 
 /// The line-by-line conversation, writing to `out`.
 pub struct Plain<W: Write> {
-    out: W,
+    out: SafeTerminal<W>,
     waiting: VecDeque<Entry>,
     current: Option<(Entry, Step)>,
 }
@@ -40,7 +42,7 @@ impl<W: Write> Plain<W> {
     /// A conversation that writes to `out`.
     pub fn new(out: W) -> Self {
         Plain {
-            out,
+            out: SafeTerminal::new(out),
             waiting: VecDeque::new(),
             current: None,
         }
@@ -48,7 +50,7 @@ impl<W: Write> Plain<W> {
 
     /// What was written (for tests).
     pub fn output(&self) -> &W {
-        &self.out
+        self.out.get_ref()
     }
 
     /// Applies a bus event.
