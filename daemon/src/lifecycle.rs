@@ -116,6 +116,32 @@ impl StateLock {
     }
 }
 
+impl StateLock {
+    /// [`StateLock::acquire`], waiting up to `patience` for a holder that
+    /// is on its way out: when a session's bus goes away, its daemon makes
+    /// its last flush while the next session's D-Bus activation may
+    /// already be starting this one.
+    pub async fn acquire_waiting(dir: &Path, patience: std::time::Duration) -> Result<StateLock, LifecycleError> {
+        let deadline = tokio::time::Instant::now() + patience;
+        loop {
+            match StateLock::acquire(dir) {
+                Err(LifecycleError::Held { .. }) if tokio::time::Instant::now() < deadline => {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Keeps the directory locked until this process exits, after sled has
+    /// closed its files (sled's own lock goes with the process, later than
+    /// the end of `run`, since tasks still hold the store): a successor
+    /// that gets this lock then finds sled's free too.
+    pub fn hold_until_exit(self) {
+        std::mem::forget(self);
+    }
+}
+
 /// The log file of the daemon whose state directory is `dir`.
 pub fn log_file(dir: &Path) -> PathBuf {
     dir.join(LOG_FILE)

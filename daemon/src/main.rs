@@ -81,6 +81,10 @@ async fn main() -> ExitCode {
     }
 }
 
+/// How long a daemon waits for the one before it to finish its last flush
+/// and exit, before it says that another elicitd holds the directory.
+const STOPPING_PREDECESSOR: std::time::Duration = std::time::Duration::from_secs(5);
+
 async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     let config_path = args
         .config
@@ -90,9 +94,11 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     for path in elicitd::state_dir::prepare(&state_dir)? {
         tracing::warn!(path = %path.display(), "other users could read this; made it private to you");
     }
-    // Held until the end of this function, after the last flush; sled's
+    // Held until the process exits, after sled's files are closed; sled's
     // own lock would only say "could not acquire lock" without naming who.
-    let _lock = StateLock::acquire(&state_dir)?;
+    StateLock::acquire_waiting(&state_dir, STOPPING_PREDECESSOR)
+        .await?
+        .hold_until_exit();
     let answers = elicitd::answers::AnswerFiles::open(&state_dir)?;
     let store = Store::open(&state_dir, config.store.sync)
         .with_context(|| format!("cannot open the queue in {}", state_dir.display()))?;

@@ -184,8 +184,10 @@ pub async fn status(bus: Option<&str>) -> anyhow::Result<ExitCode> {
         Ok(version) => version,
         Err(error) => {
             esay!("elicitd is not reachable: {error}");
-            if let Some(line) = log_line() {
-                esay!("{line}");
+            if let Some(lines) = log_line() {
+                for line in lines.lines() {
+                    esay!("{line}");
+                }
             }
             return Ok(ExitCode::from(1));
         }
@@ -194,8 +196,10 @@ pub async fn status(bus: Option<&str>) -> anyhow::Result<ExitCode> {
     say!("pending forms: {}", broker.pending().await?);
     say!("sessions:      {}", broker.sessions().await?);
     say!("front-ends:    {}", broker.frontends().await?);
-    if let Some(line) = log_line() {
-        say!("{line}");
+    if let Some(lines) = log_line() {
+        for line in lines.lines() {
+            say!("{line}");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
