@@ -121,7 +121,10 @@ impl StateLock {
     /// is on its way out: when a session's bus goes away, its daemon makes
     /// its last flush while the next session's D-Bus activation may
     /// already be starting this one.
-    pub async fn acquire_waiting(dir: &Path, patience: std::time::Duration) -> Result<StateLock, LifecycleError> {
+    pub async fn acquire_waiting(
+        dir: &Path,
+        patience: std::time::Duration,
+    ) -> Result<StateLock, LifecycleError> {
         let deadline = tokio::time::Instant::now() + patience;
         loop {
             match StateLock::acquire(dir) {
