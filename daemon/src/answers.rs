@@ -24,6 +24,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::durable::SyncMode;
+
 /// A failure to keep or erase an answer's content.
 #[derive(Debug, thiserror::Error)]
 pub enum AnswerFileError {
@@ -55,15 +57,18 @@ impl From<AnswerFileError> for elicit_proto::Error {
 #[derive(Debug, Clone)]
 pub struct AnswerFiles {
     dir: PathBuf,
+    /// Whether a stored content must survive a power cut (`[store] sync`).
+    sync: SyncMode,
 }
 
 impl AnswerFiles {
-    /// Uses (and creates, mode 0700) `state_dir/answers`.
-    pub fn open(state_dir: &Path) -> Result<AnswerFiles, AnswerFileError> {
+    /// Uses (and creates, mode 0700) `state_dir/answers`; `sync` as the
+    /// store's.
+    pub fn open(state_dir: &Path, sync: SyncMode) -> Result<AnswerFiles, AnswerFileError> {
         let dir = state_dir.join("answers");
         std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(io(&dir))?;
-        Ok(AnswerFiles { dir })
+        Ok(AnswerFiles { dir, sync })
     }
 
     fn path(&self, form: u64) -> PathBuf {
@@ -71,7 +76,9 @@ impl AnswerFiles {
     }
 
     /// Stores the content of form `form` durably: when this returns, a
-    /// crash cannot lose it.
+    /// crash cannot lose it (with [`SyncMode::ProcessCrash`], a crash of
+    /// the daemon; the erasure below is synced in every mode, since it is
+    /// about secrecy, not durability).
     pub fn write(&self, form: u64, content: &Value) -> Result<(), AnswerFileError> {
         let path = self.path(form);
         let bytes = serde_json::to_vec(content).map_err(|source| AnswerFileError::Json {
@@ -90,6 +97,9 @@ impl AnswerFiles {
             .open(&path)
             .map_err(io(&path))?;
         file.write_all(&bytes).map_err(io(&path))?;
+        if self.sync == SyncMode::ProcessCrash {
+            return Ok(());
+        }
         file.sync_all().map_err(io(&path))?;
         self.sync_dir()
     }
@@ -176,7 +186,7 @@ mod tests {
     #[test]
     fn a_content_is_kept_until_erased_and_then_nowhere() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let files = AnswerFiles::open(dir.path()).expect("open");
+        let files = AnswerFiles::open(dir.path(), SyncMode::Full).expect("open");
         let content = serde_json::json!({"note": "SECRET_AT_REST"});
         files.write(7, &content).expect("write");
         let mode = std::fs::metadata(dir.path().join("answers/7"))

@@ -99,7 +99,7 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     StateLock::acquire_waiting(&state_dir, STOPPING_PREDECESSOR)
         .await?
         .hold_until_exit();
-    let answers = elicitd::answers::AnswerFiles::open(&state_dir)?;
+    let answers = elicitd::answers::AnswerFiles::open(&state_dir, config.store.sync)?;
     let store = Store::open(&state_dir, config.store.sync)
         .with_context(|| format!("cannot open the queue in {}", state_dir.display()))?;
 
