@@ -85,30 +85,36 @@ impl AnswerFiles {
             path: path.clone(),
             source,
         })?;
-        // No temporary file and rename: sled marks the form answered only
-        // after this file is complete and synced, and a file that sled
-        // does not point to is erased at start-up, so a torn file is
-        // never read.
+        // A temporary file renamed into place: the same form may be stored
+        // again while sled already points to its file, and a crash must
+        // then find the old content or the new, never a torn one. The
+        // temporary name is no form id, so start-up erases a leftover.
+        let temporary = self.dir.join(format!(".{form}.new"));
         let mut file = OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
             .mode(0o600)
-            .open(&path)
-            .map_err(io(&path))?;
-        file.write_all(&bytes).map_err(io(&path))?;
+            .open(&temporary)
+            .map_err(io(&temporary))?;
+        file.write_all(&bytes).map_err(io(&temporary))?;
+        if self.sync == SyncMode::Full {
+            file.sync_all().map_err(io(&temporary))?;
+        }
+        std::fs::rename(&temporary, &path).map_err(io(&path))?;
         if self.sync == SyncMode::ProcessCrash {
             return Ok(());
         }
-        file.sync_all().map_err(io(&path))?;
         self.sync_dir()
     }
 
-    /// The stored content of form `form`; `None` if there is no file,
-    /// which means it was erased after its acknowledgement.
+    /// The stored content of form `form`; `None` if there is no file, or
+    /// one whose erasure had begun (zeros are written from the start), which
+    /// means it was acknowledged just before a crash.
     pub fn read(&self, form: u64) -> Result<Option<Value>, AnswerFileError> {
         let path = self.path(form);
         match std::fs::read(&path) {
+            Ok(bytes) if bytes.first().is_none_or(|&b| b == 0) => Ok(None),
             Ok(bytes) => serde_json::from_slice(&bytes)
                 .map(Some)
                 .map_err(|source| AnswerFileError::Json { path, source }),
@@ -200,5 +206,18 @@ mod tests {
         assert_eq!(files.read(7).expect("read"), None);
         assert!(files.forms().expect("list").is_empty());
         files.erase(7).expect("erasing twice is fine");
+    }
+
+    #[test]
+    fn a_file_whose_erasure_began_reads_as_erased() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let files = AnswerFiles::open(dir.path(), SyncMode::Full).expect("open");
+        files.write(9, &serde_json::json!({"note": "x"})).expect("write");
+        // kill -9 after the first zeros of an acknowledgement's erasure.
+        let path = dir.path().join("answers/9");
+        let mut bytes = std::fs::read(&path).expect("read");
+        bytes[..4].fill(0);
+        std::fs::write(&path, bytes).expect("write");
+        assert_eq!(files.read(9).expect("read"), None);
     }
 }
