@@ -97,6 +97,11 @@ fn calls(log: &str) -> Vec<Call> {
     done
 }
 
+/// The message of form `n`: what finds its record in a write to the log.
+fn message(n: usize) -> String {
+    format!("Durable {n}?")
+}
+
 /// What the trace showed.
 #[derive(Debug, Default)]
 struct Verdict {
@@ -131,26 +136,47 @@ fn judge(log: &str, sled_log: &Path, request_paths: &[String]) -> Verdict {
         let reply =
             body.contains(r#"iov_base="l\2"#) && request_paths.iter().any(|p| body.contains(p.as_str()));
         let response = body.contains(r#"iov_base="l\4"#) && body.contains("Response");
-        if !(reply || response) {
+        // Which form it acknowledges: both carry the form's object path.
+        let form = request_paths.iter().position(|p| body.contains(p.as_str()));
+        let (true, Some(form)) = (reply || response, form) else {
             continue;
-        }
+        };
         verdict.acknowledgements += 1;
+        // The last write to the log that carried this form's record (its
+        // message is unique to it) must be synced before the send. Other
+        // writes (a delayed flush of something else) may come and go.
+        let message = message(form);
         let last_write = calls
             .iter()
             .filter(writes)
-            .filter(|w| w.returned < send.started)
+            .filter(|w| w.returned < send.started && w.args.contains(&message))
             .map(|w| w.returned)
             .max();
-        let Some(last_write) = last_write else { continue };
+        let Some(last_write) = last_write else {
+            verdict.unsynced.push(format!(
+                "no write of {message:?} before its acknowledgement at line {}",
+                send.started + 1
+            ));
+            continue;
+        };
         let covered = calls
             .iter()
             .filter(syncs)
             .any(|s| s.started > last_write && s.returned < send.started);
         if !covered {
             let what = if reply { "an Elicit reply" } else { "a Response" };
+            let from = last_write.saturating_sub(6);
+            let window: Vec<&str> = log
+                .lines()
+                .skip(from)
+                .take(send.started + 2 - from)
+                .map(|l| l.get(..200).unwrap_or(l))
+                .collect();
             verdict.unsynced.push(format!(
-                "{what} at trace line {} (last write at line {last_write})",
-                send.started + 1
+                "{what} at trace line {} (last write at line {}):\n{}",
+                send.started + 1,
+                last_write + 1,
+                window.join("\n")
             ));
         }
     }
@@ -165,7 +191,7 @@ async fn traced(strace: &Path, sync: &str) -> Verdict {
     let mut frontend = TestFrontend::register(&bus, "scripted", 0).await;
     let trace = bus.dir().join("strace.log");
     let mut tracer = tokio::process::Command::new(strace)
-        .args(["-f", "-yy", "-s", "512", "-e"])
+        .args(["-f", "-yy", "-s", "65536", "-e"])
         .arg("trace=pwrite64,pwritev,pwritev2,write,writev,sendmsg,fdatasync,fsync")
         .arg("-o")
         .arg(&trace)
@@ -188,7 +214,7 @@ async fn traced(strace: &Path, sync: &str) -> Verdict {
 
     let mut request_paths = Vec::new();
     for n in 0..FORMS {
-        let child = ask(&bus, "Durable?", SCHEMA, &[]);
+        let child = ask(&bus, &message(n), SCHEMA, &[]);
         let shown = frontend.next_show().await;
         request_paths.push(elicit_proto::dbus::form_path(&shown.session, &shown.form));
         frontend
