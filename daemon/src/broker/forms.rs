@@ -1,15 +1,15 @@
-//! Forms: submission, answers, claims, delivery, withdrawal and expiry.
+//! Forms: submission, answers, withdrawal and expiry (delivery, claims and
+//! remembered choices have files of their own).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use elicit_proto::dbus::{Dict, Origin, form_path};
+use elicit_proto::dbus::{Origin, form_path};
 use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, Mode, validate_answer};
-use zbus::zvariant::Str;
 
-use super::sessions::secret;
-use super::state::{Form, Presenter, State};
-use super::{Broker, Caller, present};
+use super::remember::Remember;
+use super::state::{Form, State};
+use super::{Broker, Caller};
 use crate::bus::RequestIface;
 use crate::rules::PolicyVerdict;
 use crate::store::{FormRecord, FormState, HistoryRecord, now_ms};
@@ -21,31 +21,6 @@ pub struct ElicitOptions {
     pub timeout_secs: Option<u64>,
     /// An idempotency key: a retry with the same key gets the same form.
     pub submission_id: Option<String>,
-}
-
-/// Whether an answer should also be given to later forms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Remember {
-    /// Just this once.
-    No,
-    /// Always, for this server.
-    Server,
-    /// Always, for this server in this working directory.
-    Directory,
-}
-
-impl Remember {
-    /// Reads the `remember` option: absent, `server` or `directory`.
-    pub fn parse(option: Option<&str>) -> Result<Remember, Error> {
-        match option {
-            None | Some("") => Ok(Remember::No),
-            Some("server") => Ok(Remember::Server),
-            Some("directory") => Ok(Remember::Directory),
-            Some(other) => Err(Error::BadArgument(format!(
-                "option `remember` must be \"server\" or \"directory\", not {other:?}"
-            ))),
-        }
-    }
 }
 
 /// Parses an action name.
@@ -284,58 +259,6 @@ impl Broker {
         Ok(())
     }
 
-    /// Where a remembered answer to form `id` would apply: its server,
-    /// and with `Remember::Directory` its working directory. Checked
-    /// before the answer is given, so that a choice that cannot be
-    /// remembered refuses the answer instead of half-succeeding.
-    fn remember_target(&self, id: u64, scope: Remember) -> Result<RememberTarget, Error> {
-        if self.policy.is_none() {
-            return Err(Error::BadArgument(
-                "policy is disabled, so nothing can be remembered".into(),
-            ));
-        }
-        let origin = {
-            let state = self.lock();
-            let session = state
-                .forms
-                .get(&id)
-                .map(|f| f.record.session.clone())
-                .unwrap_or_default();
-            state
-                .sessions
-                .get(&session)
-                .map(|s| s.record.origin.clone())
-                .unwrap_or_default()
-        };
-        let server = origin.server.ok_or_else(|| {
-            Error::BadArgument("this form's origin names no server to remember it for".into())
-        })?;
-        let cwd = match scope {
-            Remember::Directory => Some(
-                origin
-                    .cwd
-                    .ok_or_else(|| Error::BadArgument("this form's origin names no directory".into()))?,
-            ),
-            _ => None,
-        };
-        Ok(RememberTarget {
-            server,
-            exe: origin.verified_exe,
-            cwd,
-        })
-    }
-
-    /// Remembers `answer` for `target` (from [`Broker::remember_target`]).
-    fn remember(&self, id: u64, answer: &Answer, target: RememberTarget) -> Result<(), Error> {
-        let Some(rules) = &self.policy else {
-            return Ok(());
-        };
-        let RememberTarget { server, exe, cwd } = target;
-        let choice = rules.remember(&server, exe.as_deref(), cwd.as_deref(), answer)?;
-        tracing::info!(form = id, choice, %server, "answer remembered");
-        Ok(())
-    }
-
     /// Gives a form an outcome: stores it, tells the owner, and presents
     /// the session's next form. False if it had one already.
     pub(crate) async fn finish(
@@ -377,79 +300,6 @@ impl Broker {
         self.form_changed(id, &record.session, "answered", reason);
         self.dispatch([record.session]);
         Ok(true)
-    }
-
-    /// Emits `Response` for an answered form to its session's owner alone.
-    async fn send_response(&self, record: &FormRecord) {
-        let Some(answer) = &record.answer else { return };
-        let Some(owner) = self
-            .lock()
-            .sessions
-            .get(&record.session)
-            .map(|s| s.record.owner.clone())
-        else {
-            return;
-        };
-        let content = answer
-            .content
-            .as_ref()
-            .map(|c| c.to_string())
-            .unwrap_or_else(|| "null".into());
-        let mut details = Dict::new();
-        details.insert(
-            "reason".into(),
-            Str::from(record.reason.clone().unwrap_or_default()).into(),
-        );
-        details.insert(
-            "answered-by".into(),
-            Str::from(record.answered_by.clone().unwrap_or_default()).into(),
-        );
-        let path = form_path(&record.session, &record.id.to_string());
-        let sent = self
-            .conn
-            .emit_signal(
-                Some(owner.as_str()),
-                path.as_str(),
-                "dev.elicitd.Request1",
-                "Response",
-                &(action_name(&answer.action), content.as_str(), details),
-            )
-            .await;
-        if let Err(error) = sent {
-            // The owner may be gone for now; Redeliver brings it back.
-            tracing::warn!(form = record.id, %error, "could not send the response");
-        }
-    }
-
-    /// The owner has the outcome: record it in history and forget the
-    /// answer's content.
-    pub async fn acknowledge(&self, caller: &Caller, id: u64) -> Result<(), Error> {
-        let session = self.session_of_form(id)?;
-        self.check_owner(caller, &session)?;
-        let form = {
-            let mut state = self.lock();
-            match state.forms.get(&id) {
-                Some(form) if form.record.state == FormState::Answered => {
-                    if let Some(owning) = state.sessions.get_mut(&session) {
-                        owning.forms.remove(&id);
-                    }
-                    state.forms.remove(&id)
-                }
-                Some(_) => return Err(Error::WrongState(format!("form {id} has no outcome yet"))),
-                None => None,
-            }
-        };
-        let Some(form) = form else {
-            return Err(Error::NotFound(format!("no form {id}")));
-        };
-        self.retire(&form, true).await?;
-        self.form_changed(
-            id,
-            &session,
-            "delivered",
-            form.record.reason.as_deref().unwrap_or(""),
-        );
-        Ok(())
     }
 
     /// The owner withdraws a form (the server cancelled it).
@@ -538,75 +388,6 @@ impl Broker {
         Ok(())
     }
 
-    /// A control client takes over the head form of a session.
-    pub fn claim(&self, caller: &Caller, id: u64) -> Result<(String, String, Dict), Error> {
-        let (token, request_json, info, previous, session) = {
-            let mut state = self.lock();
-            let form = state
-                .forms
-                .get(&id)
-                .ok_or_else(|| Error::NotFound(format!("no form {id}")))?;
-            let session_id = form.record.session.clone();
-            if form.record.state == FormState::Answered {
-                return Err(Error::WrongState(format!("form {id} was answered already")));
-            }
-            let session = state
-                .sessions
-                .get(&session_id)
-                .ok_or_else(|| Error::NotFound(format!("no session {session_id}")))?;
-            let head = session.queue.front().copied();
-            if head != Some(id) {
-                return Err(Error::WrongState(format!(
-                    "form {id} waits behind form {} of its session; answer that one first",
-                    head.map(|h| h.to_string()).unwrap_or_default()
-                )));
-            }
-            if !form.ready {
-                return Err(Error::WrongState(format!("form {id} is still being stored")));
-            }
-            let origin = session.record.origin.clone();
-            let token = secret();
-            let form = state
-                .forms
-                .get_mut(&id)
-                .ok_or_else(|| Error::NotFound(format!("no form {id}")))?;
-            let previous = form.presenter.take();
-            let claimer = Presenter {
-                bus_name: caller.name.clone(),
-                token: token.clone(),
-                label: format!("control client (pid {})", caller.pid.unwrap_or(0)),
-                frontend_path: None,
-            };
-            let info = present(form, claimer, &origin);
-            (token, form.request_json.to_string(), info, previous, session_id)
-        };
-        if let Some(previous) = previous {
-            self.withdraw(&previous, id, "claimed");
-        }
-        self.form_changed(id, &session, "presented", "claimed");
-        Ok((token, request_json, info))
-    }
-
-    /// Emits `Response` again for every answered, undelivered form of
-    /// `session` (after a re-attach).
-    pub async fn redeliver(&self, caller: &Caller, session: &str) -> Result<(), Error> {
-        self.check_owner(caller, session)?;
-        let answered: Vec<FormRecord> = {
-            let state = self.lock();
-            let ids = state.sessions.get(session).map(|s| &s.forms);
-            ids.into_iter()
-                .flatten()
-                .filter_map(|id| state.forms.get(id))
-                .filter(|f| f.record.state == FormState::Answered)
-                .map(|f| f.record.clone())
-                .collect()
-        };
-        for record in &answered {
-            self.send_response(record).await;
-        }
-        Ok(())
-    }
-
     /// The session a form belongs to.
     pub(crate) fn session_of_form(&self, id: u64) -> Result<String, Error> {
         self.lock()
@@ -686,13 +467,4 @@ fn submitted_in(state: &State, session: &str, sid: &str) -> Option<u64> {
             .and_then(|f| f.record.submission_id.as_deref())
             == Some(sid)
     })
-}
-
-/// Where a remembered choice applies: the server, the executable the proxy
-/// verified (when it did), and with `Remember::Directory` the directory.
-#[derive(Debug)]
-struct RememberTarget {
-    server: String,
-    exe: Option<String>,
-    cwd: Option<String>,
 }

@@ -6,9 +6,11 @@
 //! releasing it.
 
 mod at_rest;
+mod delivery;
 mod dispatch;
 mod forms;
 mod handoff;
+mod remember;
 mod restore;
 mod sandbox;
 mod sessions;
@@ -275,4 +277,5 @@ fn present(form: &mut state::Form, presenter: state::Presenter, origin: &elicit_
     info
 }
 
-pub use forms::{ElicitOptions, Remember, action_name, parse_action};
+pub use forms::{ElicitOptions, action_name, parse_action};
+pub use remember::Remember;
