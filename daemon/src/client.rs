@@ -58,6 +58,12 @@ pub struct Outcome {
 }
 
 /// One broker session owned by this connection.
+///
+/// End it with [`ClientSession::close`]: acknowledgements are sent without
+/// waiting, and only `close` confirms the last ones. A session merely
+/// dropped with its connection may have its last form recorded as
+/// undelivered, since the daemon can see the client leave before it reads
+/// that acknowledgement.
 pub struct ClientSession {
     conn: Connection,
     path: OwnedObjectPath,

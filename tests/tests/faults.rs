@@ -555,6 +555,8 @@ async fn front_ends_and_clients_killed_at_random_disturb_no_one_else() {
             for path in paths {
                 outcomes.push((path.to_string(), session.wait(&path).await));
             }
+            // Closing confirms the last acknowledgement (see `ClientSession`).
+            session.close().await.expect("close");
             outcomes
         }));
     }
