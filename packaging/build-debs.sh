@@ -24,7 +24,7 @@ version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 [ -n "$version" ] || { echo "build-debs.sh: no version in Cargo.toml" >&2; exit 1; }
 
 # The dist profile (Cargo.toml): smaller binaries than release.
-cargo build --profile dist --locked -p elicitd -p elicit-tui -p elicit-notify -p elicit-gtk --bins
+cargo build --profile dist --locked -p elicitd -p elicit-cli -p elicit-tui -p elicit-notify -p elicit-gtk --bins
 packaging/debian-docs.sh target dist
 
 # The Debian changelog (cargo-deb gzips it into changelog.Debian.gz): one

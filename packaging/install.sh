@@ -18,7 +18,7 @@ root=$DESTDIR$PREFIX
 
 # The desktop front-ends are installed when they were built: elicit-gtk
 # only builds where GTK 4 is, and a headless build may leave both out
-# (cargo build --release -p elicitd -p elicit-tui).
+# (cargo build --release -p elicitd -p elicit-cli -p elicit-tui).
 bins="elicitd elicit elicit-tui"
 for optional in elicit-gtk elicit-notify; do
   if [ -x "$target/$optional" ]; then bins="$bins $optional"; fi

@@ -10,7 +10,7 @@ use crate::durable::SyncMode;
 
 mod frontends;
 
-pub use frontends::{Condition, FrontendConfig, Invalid, Program};
+pub use frontends::{FrontendConfig, Invalid, Program};
 
 /// Everything the daemon reads from `$XDG_CONFIG_HOME/elicitd/config.toml`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -180,6 +180,7 @@ impl Config {
 
 #[cfg(test)]
 mod tests {
+    use super::frontends::Condition;
     use super::*;
 
     #[test]

@@ -89,11 +89,6 @@ impl Durable {
         Ok(durable)
     }
 
-    /// The mode this store syncs in.
-    pub fn mode(&self) -> SyncMode {
-        self.mode
-    }
-
     /// Brings every write that sled has flushed so far to stable storage.
     /// Call it after `sled::Db::flush`, inside the group commit, so that
     /// concurrent writers share one sync.

@@ -12,13 +12,7 @@ use std::io::{Read, Seek, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-/// The file beside sled's that holds the running daemon's PID, locked for
-/// as long as that daemon runs.
-pub const PID_FILE: &str = "elicitd.pid";
-
-/// The log file in the state directory, used when nobody reads standard
-/// error (see [`crate::logging`]); older ones are `elicitd.log.1`, `.2`, ….
-pub const LOG_FILE: &str = "elicitd.log";
+pub use elicit_proto::paths::{PID_FILE, log_file};
 
 /// Why the daemon cannot take its state directory.
 #[derive(Debug, thiserror::Error)]
@@ -145,28 +139,10 @@ impl StateLock {
     }
 }
 
-/// The log file of the daemon whose state directory is `dir`.
-pub fn log_file(dir: &Path) -> PathBuf {
-    dir.join(LOG_FILE)
-}
-
-/// The PID written by the daemon that holds `dir`, if one holds it now.
-pub fn running_pid(dir: &Path) -> Option<u32> {
-    let path = dir.join(PID_FILE);
-    let mut file = File::open(&path).ok()?;
-    // A lock we can take means nobody holds the directory: the PID in the
-    // file is a stopped daemon's.
-    if file.try_lock_shared().is_ok() {
-        return None;
-    }
-    let mut text = String::new();
-    file.read_to_string(&mut text).ok()?;
-    text.trim().parse().ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use elicit_proto::paths::running_pid;
     use std::os::unix::fs::PermissionsExt;
 
     #[test]

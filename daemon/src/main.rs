@@ -1,20 +1,42 @@
 //! `elicitd`: the per-user broker daemon.
+//!
+//! * [`broker`] — sessions, the sled-backed queue, dispatch to front-ends;
+//! * [`bus`] — the D-Bus objects that expose the broker;
+//! * [`asker`] — the asker-only socket for remote agents;
+//! * [`store`] — what survives a restart;
+//! * [`durable`] — what makes the store survive a power cut;
+//! * [`config`] — `config.toml`;
+//! * [`lifecycle`] — the state directory's lock, PID and log files.
+
+mod answers;
+mod asker;
+mod broker;
+mod bus;
+mod config;
+mod discovery;
+mod durable;
+mod launcher;
+mod lifecycle;
+mod logging;
+mod rules;
+mod state_dir;
+mod store;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use crate::broker::Broker;
+use crate::bus::{BrokerIface, watch_departures};
+use crate::config::Config;
+use crate::lifecycle::StateLock;
+use crate::logging::Destination;
+use crate::rules::Rules;
+use crate::store::Store;
 use anyhow::{Context, anyhow};
 use clap::Parser;
 use elicit_proto::dbus::{BROKER_PATH, BUS_NAME};
-use elicitd::broker::Broker;
-use elicitd::bus::{BrokerIface, watch_departures};
-use elicitd::config::Config;
-use elicitd::lifecycle::{self, StateLock};
-use elicitd::logging::{self, Destination};
-use elicitd::paths;
-use elicitd::rules::Rules;
-use elicitd::store::Store;
+use elicit_proto::paths;
 
 /// The elicitd broker: queues MCP elicitations from every agent and shows
 /// them on the user's front-ends.
@@ -47,7 +69,7 @@ struct Args {
 async fn main() -> ExitCode {
     // First: every file the daemon makes is private, whatever the
     // caller's umask (D-Bus activation without systemd gives 022).
-    elicitd::state_dir::restrict_umask();
+    crate::state_dir::restrict_umask();
     let args = Args::parse();
     if let Some(dir) = &args.generate_docs {
         return generate_docs(dir);
@@ -91,7 +113,7 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
         .or_else(paths::config_file)
         .ok_or_else(|| anyhow!("no home directory: pass --config"))?;
     let config = Config::load(&config_path)?;
-    for path in elicitd::state_dir::prepare(&state_dir)? {
+    for path in crate::state_dir::prepare(&state_dir)? {
         tracing::warn!(path = %path.display(), "other users could read this; made it private to you");
     }
     // Held until the process exits, after sled's files are closed; sled's
@@ -99,7 +121,7 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     StateLock::acquire_waiting(&state_dir, STOPPING_PREDECESSOR)
         .await?
         .hold_until_exit();
-    let answers = elicitd::answers::AnswerFiles::open(&state_dir, config.store.sync)?;
+    let answers = crate::answers::AnswerFiles::open(&state_dir, config.store.sync)?;
     let store = Store::open(&state_dir, config.store.sync)
         .with_context(|| format!("cannot open the queue in {}", state_dir.display()))?;
 
@@ -133,7 +155,7 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
         .request_name_with_flags(BUS_NAME, zbus::fdo::RequestNameFlags::DoNotQueue.into())
         .await
     {
-        return Err(elicitd::bus::name_taken(&conn, error).await);
+        return Err(crate::bus::name_taken(&conn, error).await);
     }
     let _asker = serve_asker_socket(&args.asker_socket, args.no_asker_socket, &args.bus);
     tracing::info!(sessions, forms, state_dir = %state_dir.display(), "elicitd ready on {BUS_NAME}");
@@ -166,11 +188,11 @@ fn serve_asker_socket(
     if off {
         return None;
     }
-    let Some(path) = path.clone().or_else(elicitd::asker::default_path) else {
+    let Some(path) = path.clone().or_else(crate::asker::default_path) else {
         tracing::info!("no $XDG_RUNTIME_DIR: no asker socket (pass --asker-socket PATH)");
         return None;
     };
-    match elicitd::asker::AskerSocket::bind(&path) {
+    match crate::asker::AskerSocket::bind(&path) {
         Ok(socket) => {
             tracing::info!(path = %socket.path().display(), "asker socket ready");
             Some(tokio_util::task::AbortOnDropHandle::new(tokio::spawn(
@@ -186,11 +208,11 @@ fn serve_asker_socket(
 
 /// Writes the discovery record of the bus served; a failure is logged, not
 /// fatal: only env-stripped proxies need it.
-fn record_bus(bus: Option<&str>) -> Option<elicitd::discovery::Record> {
+fn record_bus(bus: Option<&str>) -> Option<crate::discovery::Record> {
     let address = bus
         .map(str::to_owned)
         .or_else(|| std::env::var("DBUS_SESSION_BUS_ADDRESS").ok())?;
-    match elicitd::discovery::Record::write(&address) {
+    match crate::discovery::Record::write(&address) {
         Ok(record) => {
             tracing::info!(path = %record.path().display(), "recorded the bus address for discovery");
             Some(record)

@@ -18,6 +18,7 @@ mod error;
 mod form;
 mod formats;
 mod limits;
+pub mod paths;
 mod pattern;
 mod request;
 mod schema;

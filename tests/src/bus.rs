@@ -110,7 +110,7 @@ impl PrivateBus {
 
     /// A new client connection.
     pub async fn connect(&self) -> zbus::Connection {
-        elicitd::client::connect(Some(&self.address))
+        elicit_client::connect(Some(&self.address))
             .await
             .expect("connect to the private bus")
     }

@@ -48,7 +48,7 @@ impl Daemon {
     }
 
     async fn owner(&self) -> Option<String> {
-        let conn = elicitd::client::connect(Some(&self.address)).await.ok()?;
+        let conn = elicit_client::connect(Some(&self.address)).await.ok()?;
         let dbus = zbus::fdo::DBusProxy::new(&conn).await.ok()?;
         let name = zbus::names::BusName::try_from(BUS_NAME).ok()?;
         dbus.get_name_owner(name).await.ok().map(|n| n.to_string())

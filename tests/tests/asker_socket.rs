@@ -23,7 +23,7 @@ async fn system() -> (PrivateBus, Daemon, TestFrontend, PathBuf) {
 }
 
 fn asker_address(socket: &Path) -> String {
-    format!("{}{}", elicitd::client::ASKER_ADDRESS_PREFIX, socket.display())
+    format!("{}{}", elicit_client::ASKER_ADDRESS_PREFIX, socket.display())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -70,7 +70,7 @@ async fn the_asker_socket_serves_asking_and_refuses_everything_else() {
 
     // Everything but asking is refused: the broker's other methods and
     // properties, and any other service, since no bus is behind it.
-    let conn = elicitd::client::connect(Some(&asker_address(&socket)))
+    let conn = elicit_client::connect(Some(&asker_address(&socket)))
         .await
         .expect("connect to the socket");
     let broker = Broker1Proxy::new(&conn).await.expect("proxy");

@@ -5,9 +5,9 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use elicit_client::ClientSession;
 use elicit_proto::dbus::{Broker1Proxy, Origin};
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, eventually, within};
-use elicitd::client::ClientSession;
 use serde_json::{Value, json};
 
 const NOTE_FORM: &str = r#"{"message": "A note?", "requestedSchema": {"type": "object",
@@ -59,7 +59,10 @@ fn distinctive(label: &str) -> String {
     format!(
         "SECRETVALUE_{label}_{}_{}",
         std::process::id(),
-        elicitd::store::now_ms()
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("clock")
+            .as_nanos()
     )
 }
 

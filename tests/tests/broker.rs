@@ -3,10 +3,10 @@
 
 use std::time::{Duration, Instant};
 
+use elicit_client::ClientSession;
 use elicit_proto::Error;
 use elicit_proto::dbus::{Broker1Proxy, Origin, Request1Proxy, Session1Proxy};
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, eventually, within};
-use elicitd::client::ClientSession;
 use futures_util::StreamExt;
 use futures_util::future::join_all;
 use serde_json::{Value, json};

@@ -15,9 +15,9 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use elicit_client::{ClientSession, Outcome};
 use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, SESSION_PREFIX};
 use elicit_tests::{Daemon, Event, PrivateBus, Shown, TestFrontend, binary, eventually, within};
-use elicitd::client::{ClientSession, Outcome};
 use futures_util::StreamExt;
 use futures_util::future::join_all;
 use serde_json::{Value, json};
@@ -1043,7 +1043,7 @@ async fn dbus_burst(
     mut go: tokio::sync::mpsc::UnboundedReceiver<()>,
     done: tokio::sync::mpsc::UnboundedSender<()>,
 ) -> Tally {
-    let conn = elicitd::client::connect(Some(&address)).await.expect("connect");
+    let conn = elicit_client::connect(Some(&address)).await.expect("connect");
     let broker = Broker1Proxy::builder(&conn)
         .cache_properties(zbus::proxy::CacheProperties::No)
         .build()

@@ -3,10 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
+use elicit_client::ClientSession;
 use elicit_proto::Error;
 use elicit_proto::dbus::{Broker1Proxy, Origin};
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, eventually, within};
-use elicitd::client::ClientSession;
 use serde_json::{Value, json};
 
 const NAME_FORM: &str = r#"{"message": "Your name?", "requestedSchema": {"type": "object",

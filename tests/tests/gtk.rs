@@ -415,7 +415,7 @@ async fn forms_wait_in_one_window_and_a_screenshot_is_taken() {
             host: Some(host.into()),
             ..Default::default()
         };
-        let session = elicitd::client::ClientSession::open(&conn, &origin)
+        let session = elicit_client::ClientSession::open(&conn, &origin)
             .await
             .expect("a session");
         let schema: Value = serde_json::from_str(if server == "demo-contacts" {

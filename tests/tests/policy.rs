@@ -1,9 +1,9 @@
 //! Policy rules inside the running daemon: verdicts, the built-in secret
 //! guard, remembered choices, and a slow rule that stalls nobody else.
 
+use elicit_client::ClientSession;
 use elicit_proto::dbus::{Broker1Proxy, Dict, Origin};
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, eventually, within};
-use elicitd::client::ClientSession;
 use serde_json::{Value, json};
 use zbus::zvariant::Str;
 

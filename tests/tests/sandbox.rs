@@ -271,7 +271,7 @@ async fn another_uid_gets_no_properties_and_no_form_changed() {
     let mut changes = broker.receive_form_changed().await.expect("subscribe");
     broker.watch().await.expect("watch");
     let client = bus.connect().await;
-    let session = elicitd::client::ClientSession::open(&client, &Default::default())
+    let session = elicit_client::ClientSession::open(&client, &Default::default())
         .await
         .expect("session");
     session

@@ -2,9 +2,9 @@
 //! the server's chosen input does not let a password form through, and
 //! only `secret-guard = false` in the configuration switches it off.
 
+use elicit_client::ClientSession;
 use elicit_proto::dbus::{Broker1Proxy, Origin};
 use elicit_tests::{Daemon, PrivateBus, eventually, within};
-use elicitd::client::ClientSession;
 use serde_json::{Value, json};
 
 /// A password form whose message trips the user's rule below.

@@ -6,9 +6,9 @@
 
 use std::process::{Output, Stdio};
 
+use elicit_client::ClientSession;
 use elicit_proto::dbus::Origin;
 use elicit_tests::{Daemon, PrivateBus, binary, eventually, within};
-use elicitd::client::ClientSession;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 

@@ -5,9 +5,9 @@
 
 use std::sync::{Arc, Mutex};
 
+use elicit_client::ClientSession;
 use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Frontend1Proxy, Origin, form_path, session_path};
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, Tmux, ask, binary, eventually, within};
-use elicitd::client::ClientSession;
 use serde_json::json;
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;

@@ -145,7 +145,7 @@ async fn a_sessions_second_form_waits_and_comes_next() {
         host: Some("agent".into()),
         ..Default::default()
     };
-    let mut session = elicitd::client::ClientSession::open(&conn, &origin)
+    let mut session = elicit_client::ClientSession::open(&conn, &origin)
         .await
         .expect("a session");
     let confirm =

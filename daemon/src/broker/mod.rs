@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use elicit_proto::Error;
-use elicit_proto::dbus::{Dict, SESSION_PREFIX};
+use elicit_proto::dbus::Dict;
 use zbus::Connection;
 use zbus::names::UniqueName;
 
@@ -144,11 +144,6 @@ impl Broker {
         }))
     }
 
-    /// The config in force.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
     /// The bus connection.
     pub fn connection(&self) -> &Connection {
         &self.conn
@@ -254,14 +249,6 @@ impl Broker {
     }
 }
 
-/// The session id in a session or form path.
-pub fn session_of_path(path: &str) -> Option<&str> {
-    path.strip_prefix(SESSION_PREFIX)?
-        .strip_prefix('/')?
-        .split('/')
-        .next()
-}
-
 /// Hands `form` to `presenter` and builds the `info` dictionary that goes
 /// with it to a front-end or claimer.
 fn present(form: &mut state::Form, presenter: state::Presenter, origin: &elicit_proto::dbus::Origin) -> Dict {
@@ -277,5 +264,5 @@ fn present(form: &mut state::Form, presenter: state::Presenter, origin: &elicit_
     info
 }
 
-pub use forms::{ElicitOptions, action_name, parse_action};
+pub use forms::{ElicitOptions, action_name};
 pub use remember::Remember;

@@ -22,25 +22,7 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
 
-// The proxy's own line-handling modules, compiled from the daemon's
-// sources: they depend on nothing but tokio and serde_json, and building
-// the whole daemon (D-Bus, sled, Rhai) with fuzzing instrumentation would
-// take the better part of an hour on a shared CI machine. If one of them
-// ever reaches into the rest of the daemon this build breaks, loudly.
-#[path = "../../../daemon/src/proxy/buffers.rs"]
-#[allow(dead_code)]
-mod buffers;
-#[path = "../../../daemon/src/proxy/head.rs"]
-mod head;
-#[path = "../../../daemon/src/proxy/caps.rs"]
-#[allow(dead_code)]
-mod caps;
-#[path = "../../../daemon/src/proxy/framing.rs"]
-mod framing;
-#[path = "../../../daemon/src/proxy/message.rs"]
-#[allow(dead_code)]
-mod message;
-
+use elicit_proxy::{buffers, caps, framing, head, message};
 use framing::{Frame, LineReader};
 use message::{Kind, Line};
 

@@ -4,9 +4,9 @@
 
 use std::time::{Duration, Instant};
 
+use elicit_client::ClientSession;
 use elicit_proto::dbus::{BUS_NAME, Origin};
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, binary};
-use elicitd::client::ClientSession;
 use futures_util::future::join_all;
 
 use crate::figure::{Compare, Figure, Row, time};

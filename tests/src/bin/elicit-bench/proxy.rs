@@ -290,7 +290,7 @@ fn envelope_check(rounds: usize) -> Figure {
         .map(|_| {
             let started = Instant::now();
             for line in &lines {
-                assert!(elicitd::proxy::head::plain_result_id(line).is_some());
+                assert!(elicit_proxy::head::plain_result_id(line).is_some());
             }
             started.elapsed()
         })

@@ -5,10 +5,10 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
+use elicit_client::connect;
 use elicit_proto::Error;
 use elicit_proto::dbus::Broker1Proxy;
 use elicit_proto::text::escape_controls;
-use elicitd::client::connect;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 
@@ -208,9 +208,9 @@ pub async fn status(bus: Option<&str>) -> anyhow::Result<ExitCode> {
 /// when started without a terminal or the journal (a `dbus-launch`
 /// session), else the journal or its standard error; and its PID.
 fn log_line() -> Option<String> {
-    let dir = elicitd::paths::state_dir()?;
-    let file = elicitd::lifecycle::log_file(&dir);
-    let pid = elicitd::lifecycle::running_pid(&dir)
+    let dir = elicit_proto::paths::state_dir()?;
+    let file = elicit_proto::paths::log_file(&dir);
+    let pid = elicit_proto::paths::running_pid(&dir)
         .map(|pid| format!("\npid:           {pid}"))
         .unwrap_or_default();
     Some(if file.exists() {

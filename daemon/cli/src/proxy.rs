@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use elicitd::proxy::{self, NoBroker, Options, Prefer};
+use elicit_proxy::{self as proxy, NoBroker, Options, Prefer};
 
 /// Run an MCP server behind a relay that answers its elicitations through
 /// elicitd; everything else passes through untouched.

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use elicit_client::connect;
 use elicit_proto::dbus::{Broker1Proxy, Origin};
 use elicit_proto::{Elicitation, Error, Limits};
-use elicitd::client::connect;
 use elicitd_policy::{Policy, Verdict};
 use serde_json::json;
 

@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, oneshot};
 use zbus::zvariant::OwnedObjectPath;
 
 use super::cancel::Cancel;
-use crate::client::{ClientSession, Outcome, connect};
+use elicit_client::{ClientSession, Outcome, connect};
 
 /// What became of one form.
 #[derive(Debug)]

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use elicit_client::{ClientSession, connect};
 use elicit_proto::dbus::Origin;
-use elicitd::client::{ClientSession, connect};
 use serde_json::json;
 
 use crate::input::read_capped;
@@ -66,7 +66,13 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     let mut session = ClientSession::open(&conn, &origin)
         .await
         .context("cannot reach elicitd (is it running?)")?;
-    let submission = format!("ask-{}-{}", std::process::id(), elicitd::store::now_ms());
+    // Unique to this run, so that a retry after a daemon restart is
+    // recognised as the same submission and never queued twice.
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    let submission = format!("ask-{}-{started}", std::process::id());
     let form = match session
         .submit_surviving_restart(&request.to_string(), args.timeout, &submission, RESTART_PATIENCE)
         .await

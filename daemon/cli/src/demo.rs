@@ -8,26 +8,26 @@ use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+use elicit_client::{ClientSession, connect};
 use elicit_proto::dbus::{BUS_NAME, Origin};
-use elicitd::client::{ClientSession, connect};
 
 /// The example forms, compiled in so the demo needs no files.
 const EXAMPLES: [(&str, &str); 4] = [
     (
         "confirm",
-        include_str!("../../../../packaging/examples/confirm.json"),
+        include_str!("../../../packaging/examples/confirm.json"),
     ),
     (
         "every-kind",
-        include_str!("../../../../packaging/examples/every-kind.json"),
+        include_str!("../../../packaging/examples/every-kind.json"),
     ),
     (
         "url-consent",
-        include_str!("../../../../packaging/examples/url-consent.json"),
+        include_str!("../../../packaging/examples/url-consent.json"),
     ),
     (
         "contact",
-        include_str!("../../../../packaging/examples/contact.json"),
+        include_str!("../../../packaging/examples/contact.json"),
     ),
 ];
 

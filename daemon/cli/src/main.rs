@@ -73,7 +73,7 @@ fn main() -> ExitCode {
     let asker = cli
         .asker_socket
         .as_ref()
-        .map(|path| format!("{}{}", elicitd::client::ASKER_ADDRESS_PREFIX, path.display()));
+        .map(|path| format!("{}{}", elicit_client::ASKER_ADDRESS_PREFIX, path.display()));
     let bus = asker.as_deref().or(cli.bus.as_deref());
     let outcome = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime.block_on(async {
