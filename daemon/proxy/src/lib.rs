@@ -10,6 +10,7 @@
 //! * [`caps`] — era detection and the elicitation capability merge;
 //! * [`legacy`] — 2025-era `elicitation/create`, cancellation, URL mode, -32042;
 //! * [`rounds`] — 2026-07-28 `input_required` rounds;
+//! * [`backlog`] — how much waits for each writer, and the bound on it;
 //! * [`ask`] — one elicitation through the broker, with the no-broker fallback;
 //! * [`keepalive`] — progress notifications while a form is open;
 //! * [`broker`] — the proxy's one broker session;
@@ -21,6 +22,7 @@
 //! reaches the desktop's elicitd.
 
 pub mod ask;
+pub mod backlog;
 pub mod broker;
 pub mod buffers;
 pub mod cancel;

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
+use super::backlog::Backlog;
 use super::message;
 
 /// A line for a writer, or the order to close the stream.
@@ -37,8 +38,8 @@ pub enum Peer {
 /// Handles to both writers and the table of the proxy's own requests.
 #[derive(Debug, Clone)]
 pub struct Outbox {
-    host: mpsc::UnboundedSender<Out>,
-    server: mpsc::UnboundedSender<Out>,
+    host: Writer,
+    server: Writer,
     pending: Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>,
     next: Arc<AtomicU64>,
 }
@@ -46,9 +47,23 @@ pub struct Outbox {
 /// The prefix of the ids of the proxy's own requests.
 pub const ID_PREFIX: &str = "elicitd-proxy-";
 
+/// The channel to one writer and the count of what waits in it.
+#[derive(Debug, Clone)]
+pub struct Writer {
+    lines: mpsc::UnboundedSender<Out>,
+    backlog: Arc<Backlog>,
+}
+
+impl Writer {
+    /// A channel to a writer, with the backlog that writer drains.
+    pub fn new(lines: mpsc::UnboundedSender<Out>, backlog: Arc<Backlog>) -> Self {
+        Writer { lines, backlog }
+    }
+}
+
 impl Outbox {
-    /// Wraps the two writer channels.
-    pub fn new(host: mpsc::UnboundedSender<Out>, server: mpsc::UnboundedSender<Out>) -> Self {
+    /// Wraps the two writers.
+    pub fn new(host: Writer, server: Writer) -> Self {
         Outbox {
             host,
             server,
@@ -57,15 +72,30 @@ impl Outbox {
         }
     }
 
-    /// Sends raw bytes (a line as it came) to `peer`.
-    pub fn raw(&self, peer: Peer, line: Vec<u8>) {
-        let channel = match peer {
+    fn writer(&self, peer: Peer) -> &Writer {
+        match peer {
             Peer::Host => &self.host,
             Peer::Server => &self.server,
-        };
+        }
+    }
+
+    /// Sends raw bytes (a line as it came) to `peer`.
+    pub fn raw(&self, peer: Peer, line: Vec<u8>) {
+        let writer = self.writer(peer);
+        let bytes = line.len();
+        writer.backlog.add(bytes);
         // A closed writer means that peer is gone; the relay notices on
         // its own and shuts down.
-        let _ = channel.send(Out::Line(line));
+        if writer.lines.send(Out::Line(line)).is_err() {
+            writer.backlog.drained(bytes);
+        }
+    }
+
+    /// Returns once the queue towards `peer` has room (see
+    /// [`Backlog::room`]); the relay waits for it before reading a line
+    /// that may go there.
+    pub async fn room(&self, peer: Peer) {
+        self.writer(peer).backlog.room().await;
     }
 
     /// Sends a message to `peer`.
@@ -75,12 +105,12 @@ impl Outbox {
 
     /// Closes the server's stdin.
     pub fn close_server(&self) {
-        let _ = self.server.send(Out::Close);
+        let _ = self.server.lines.send(Out::Close);
     }
 
     /// Stops the host writer after the lines queued so far.
     pub fn close_host(&self) {
-        let _ = self.host.send(Out::Close);
+        let _ = self.host.lines.send(Out::Close);
     }
 
     /// A fresh id for a request of the proxy's own.

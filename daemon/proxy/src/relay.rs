@@ -12,11 +12,12 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::backlog::Backlog;
 use super::broker::Broker;
 use super::buffers::Buffers;
 use super::dispatch;
 use super::framing::LineReader;
-use super::outbox::{Out, Outbox};
+use super::outbox::{Out, Outbox, Peer, Writer};
 use super::server::Server;
 use super::state::{Ctx, State};
 use super::stdio;
@@ -49,11 +50,25 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
     let (broker, broker_task) = Broker::start(options.bus.clone(), origin.clone());
     let (host_tx, host_rx) = mpsc::unbounded_channel();
     let (server_tx, server_rx) = mpsc::unbounded_channel();
+    let (host_backlog, server_backlog) = (Arc::new(Backlog::default()), Arc::new(Backlog::default()));
     let buffers = Buffers::default();
-    let host_writer = tokio::spawn(write_lines(stdio::host_output(), host_rx, buffers.clone()));
-    let server_writer = tokio::spawn(write_lines(server_in, server_rx, buffers.clone()));
+    let host_writer = tokio::spawn(write_lines(
+        stdio::host_output(),
+        host_rx,
+        host_backlog.clone(),
+        buffers.clone(),
+    ));
+    let server_writer = tokio::spawn(write_lines(
+        server_in,
+        server_rx,
+        server_backlog.clone(),
+        buffers.clone(),
+    ));
     let ctx = Ctx {
-        outbox: Outbox::new(host_tx, server_tx),
+        outbox: Outbox::new(
+            Writer::new(host_tx, host_backlog),
+            Writer::new(server_tx, server_backlog),
+        ),
         broker,
         state: Arc::new(Mutex::new(State::default())),
         origin,
@@ -88,11 +103,19 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
     while status.is_none() || server_open {
         let mut host_left = false;
         tokio::select! {
-            frame = from_host.next(), if host_open => match frame {
+            // A line is read only once the queue it goes to has room:
+            // a peer that stops reading holds the other one back.
+            frame = async {
+                ctx.outbox.room(Peer::Server).await;
+                from_host.next().await
+            }, if host_open => match frame {
                 Ok(Some(frame)) => dispatch::from_host(&ctx, frame),
                 Ok(None) | Err(_) => host_left = true,
             },
-            frame = from_server.next(), if server_open => match frame {
+            frame = async {
+                ctx.outbox.room(Peer::Host).await;
+                from_server.next().await
+            }, if server_open => match frame {
                 Ok(Some(frame)) => dispatch::from_server(&ctx, frame),
                 // The server closed its output but may still run: it gets
                 // the grace period to exit, as after the host's EOF.
@@ -226,6 +249,7 @@ fn exit_code(status: std::process::ExitStatus) -> i32 {
 async fn write_lines(
     mut sink: impl AsyncWrite + Unpin,
     mut lines: mpsc::UnboundedReceiver<Out>,
+    backlog: Arc<Backlog>,
     buffers: Buffers,
 ) {
     let mut open = true;
@@ -253,10 +277,13 @@ async fn write_lines(
         for line in batch.drain(..) {
             buffers.give(line);
         }
+        backlog.drained(bytes);
         if written.is_err() || sink.flush().await.is_err() {
             break;
         }
     }
+    // Nothing drains this queue any more: the relay must not wait for it.
+    backlog.close();
     let _ = sink.shutdown().await;
 }
 
