@@ -20,16 +20,8 @@ fn main() -> ExitCode {
         eprintln!("elicit-gtk: cannot open the display: {error}");
         return ExitCode::FAILURE;
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("elicit-gtk: cannot start: {error}");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) = elicit_link::startup::runtime("elicit-gtk", 2) else {
+        return ExitCode::FAILURE;
     };
     let (events_tx, events) = async_channel::unbounded();
     let (commands, commands_rx) = async_channel::unbounded();

@@ -33,23 +33,22 @@ pub struct Args {
 /// Errors that end the program.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    /// The bus could not be reached or served.
+    /// The bus could not be reached.
     #[error("D-Bus: {0}")]
     Bus(#[from] zbus::Error),
+    /// `Frontend1` could not be served.
+    #[error(transparent)]
+    Link(#[from] elicit_link::LinkError),
 }
 
 /// Runs the front-end until `stop` resolves or the bus goes away.
 pub async fn run(args: Args, stop: impl std::future::Future<Output = ()>) -> Result<(), RunError> {
-    let builder = match args.bus.as_deref() {
-        Some(address) => zbus::connection::Builder::address(address)?,
-        None => zbus::connection::Builder::session()?,
-    };
-    let conn = builder.build().await?;
+    let conn = elicit_link::startup::connect(args.bus.as_deref()).await?;
     // The notification server's signals are subscribed to before the
     // broker can present the first form.
     let server = server::Server::connect(&conn).await?;
     let (events, inbox) = tokio::sync::mpsc::unbounded_channel();
-    let link = broker::Link::start(&conn, events).await?;
+    let link = broker::start(&conn, events).await?;
     app::App::new(link, server).run(inbox, stop).await;
     Ok(())
 }

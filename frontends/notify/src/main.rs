@@ -18,24 +18,7 @@ fn main() -> ExitCode {
     }
     // One worker: a notification front-end waits on the bus and nothing
     // else.
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("elicit-notify: cannot start: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(args, stop_signal())) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("elicit-notify: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    elicit_link::startup::block_on("elicit-notify", 1, run(args, stop_signal()))
 }
 
 /// SIGTERM or SIGINT: close the notifications and unregister before

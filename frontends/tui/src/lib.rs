@@ -47,7 +47,7 @@ pub struct Args {
 pub enum RunError {
     /// The bus could not be reached or served.
     #[error(transparent)]
-    Bus(#[from] bus::BusError),
+    Bus(#[from] elicit_link::LinkError),
     /// The terminal could not be set up or drawn on.
     #[error("terminal: {0}")]
     Terminal(#[from] std::io::Error),
@@ -56,7 +56,7 @@ pub enum RunError {
 /// Runs the front-end until the user quits.
 pub async fn run(args: Args) -> Result<(), RunError> {
     let (events, inbox) = tokio::sync::mpsc::unbounded_channel();
-    let link = bus::Link::start(args.bus.as_deref(), events).await?;
+    let link = bus::start(args.bus.as_deref(), events).await?;
     let result = if args.plain {
         plain::run(link.clone(), inbox, &args.opener).await
     } else {

@@ -16,22 +16,5 @@ fn main() -> ExitCode {
     if let Some(dir) = &args.generate_docs {
         return elicit_proto::docgen::run(<Args as clap::CommandFactory>::command(), dir);
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("elicit-tui: cannot start: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("elicit-tui: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    elicit_link::startup::block_on("elicit-tui", 2, run(args))
 }
