@@ -4,18 +4,17 @@
 //! the broker presents to it in one native window, one form at a time (see
 //! the library's documentation for why), and sends the user's answers back.
 
+use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::time::Duration;
-
-use clap::Parser;
 
 use elicit_gtk::{Args, app, bus};
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    if let Some(dir) = &args.generate_docs {
-        return elicit_proto::docgen::run(<Args as clap::CommandFactory>::command(), dir);
-    }
+    let args = match elicit_link::parse::<Args>() {
+        ControlFlow::Continue(args) => args,
+        ControlFlow::Break(status) => return status,
+    };
     if let Err(error) = gtk::init() {
         eprintln!("elicit-gtk: cannot open the display: {error}");
         return ExitCode::FAILURE;
@@ -25,7 +24,7 @@ fn main() -> ExitCode {
     };
     let (events_tx, events) = async_channel::unbounded();
     let (commands, commands_rx) = async_channel::unbounded();
-    let served = runtime.spawn(bus::serve(args.bus, args.opener, events_tx, commands_rx));
+    let served = runtime.spawn(bus::serve(args.link.bus, args.opener, events_tx, commands_rx));
     let ok = app::run(events, commands.clone());
     // Closing the channel ends the bus side, which unregisters first.
     commands.close();

@@ -14,8 +14,10 @@
 //! * when the broker's name changes owner (a restart), the link forgets the
 //!   old broker at once and registers with the new one;
 //! * answers go out with the action's bus word ([`elicit_proto::Action`]);
-//! * [`startup`] holds the few lines every front-end's `main` shares.
+//! * [`BusArgs`], [`DocsArgs`] and [`startup`] hold the options and the few lines
+//!   every front-end's `main` shares.
 
+mod args;
 mod backlog;
 mod error;
 mod frontend;
@@ -25,6 +27,7 @@ mod profile;
 mod serve;
 pub mod startup;
 
+pub use args::{BusArgs, DocsArgs, FrontendArgs, parse};
 pub use backlog::backlog;
 pub use error::{LinkError, ShuttingDown};
 pub use frontend::{Frontend, ShowRequest};

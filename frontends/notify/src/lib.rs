@@ -11,7 +11,7 @@ pub mod broker;
 pub mod card;
 pub mod server;
 
-use std::path::PathBuf;
+use elicit_link::{DocsArgs, FrontendArgs};
 
 /// Command-line arguments.
 #[derive(Debug, Clone, clap::Parser)]
@@ -21,13 +21,21 @@ use std::path::PathBuf;
     about = "Answer MCP elicitations from elicitd in desktop notifications"
 )]
 pub struct Args {
+    // Not elicit-link's `BusArgs`: the notifications go over this bus too,
+    // and the help says so.
     /// The D-Bus address of the bus elicitd and the notification server are
     /// on (default: the session bus, `DBUS_SESSION_BUS_ADDRESS`).
     #[arg(long, value_name = "ADDRESS")]
     pub bus: Option<String>,
-    /// Write man pages and shell completions into DIR, then exit (packaging).
-    #[arg(long, value_name = "DIR", hide = true)]
-    pub generate_docs: Option<PathBuf>,
+    /// `--generate-docs`, for packaging.
+    #[command(flatten)]
+    pub docs: DocsArgs,
+}
+
+impl FrontendArgs for Args {
+    fn docs(&self) -> &DocsArgs {
+        &self.docs
+    }
 }
 
 /// Errors that end the program.

@@ -5,16 +5,15 @@
 //! answers back. `--plain` asks line by line instead, for screen readers
 //! and dumb terminals.
 
+use std::ops::ControlFlow;
 use std::process::ExitCode;
-
-use clap::Parser;
 
 use elicit_tui::{Args, run};
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    if let Some(dir) = &args.generate_docs {
-        return elicit_proto::docgen::run(<Args as clap::CommandFactory>::command(), dir);
-    }
+    let args = match elicit_link::parse::<Args>() {
+        ControlFlow::Continue(args) => args,
+        ControlFlow::Break(status) => return status,
+    };
     elicit_link::startup::block_on("elicit-tui", 2, run(args))
 }
