@@ -7,7 +7,6 @@ use std::path::PathBuf;
 
 use async_channel::{Receiver, Sender};
 use elicit_link::{Frontend, Link, Observer, OwnerChange, Profile, ShuttingDown};
-use elicit_proto::trust::ProofError;
 use elicit_proto::{Answer, ElicitationAction, Error};
 
 pub use elicit_link::ShowRequest;
@@ -110,8 +109,8 @@ impl Observer for Forward {
         let _ = self.0.try_send(BusEvent::Registered);
     }
 
-    fn not_registered(&self, error: &ProofError) {
-        let why = format!("cannot register with elicitd: {error}");
+    fn not_registered(&self, why: &str) {
+        let why = format!("cannot register with elicitd: {why}");
         let _ = self.0.try_send(BusEvent::BrokerGone(why));
     }
 

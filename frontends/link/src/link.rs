@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use elicit_proto::dbus::{BUS_NAME, Broker1Proxy};
+use elicit_proto::text::escape_controls;
 use elicit_proto::trust::{FrontendRegistration, ProofError};
 use elicit_proto::{Action, Answer, Error};
 use futures_util::StreamExt;
@@ -93,7 +94,10 @@ impl Link {
     async fn register(&self) {
         match self.try_register().await {
             Ok(()) => self.observer.registered(),
-            Err(error) => self.observer.not_registered(&error),
+            Err(error) => {
+                let why = error.to_string();
+                self.observer.not_registered(&escape_controls(&why));
+            }
         }
     }
 

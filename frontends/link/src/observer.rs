@@ -2,8 +2,6 @@
 
 use std::collections::HashMap;
 
-use elicit_proto::trust::ProofError;
-
 /// How the broker's name changed owner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OwnerChange {
@@ -24,8 +22,10 @@ pub trait Observer: Send + Sync + 'static {
 
     /// Registration failed: no broker yet (the link registers once one
     /// comes), or the owner of the name is not the broker it claims to be.
-    fn not_registered(&self, error: &ProofError) {
-        let _ = error;
+    /// `why` may quote what the owner of the name replied, so its control
+    /// characters come escaped: it is safe to print on a terminal.
+    fn not_registered(&self, why: &str) {
+        let _ = why;
     }
 
     /// The broker that was believed is gone: every form it showed and

@@ -2,7 +2,6 @@
 //! become [`BrokerEvent`]s on the loop's channel.
 
 use elicit_link::{Frontend, LinkError, Observer, OwnerChange, Profile, ShuttingDown};
-use elicit_proto::trust::ProofError;
 use tokio::sync::mpsc::UnboundedSender;
 use zbus::Connection;
 
@@ -45,9 +44,9 @@ impl Frontend for Forward {
 }
 
 impl Observer for Forward {
-    fn not_registered(&self, error: &ProofError) {
+    fn not_registered(&self, why: &str) {
         // No broker yet is no error: the link registers once it comes.
-        eprintln!("elicit-notify: cannot register with elicitd (waiting for it): {error}");
+        eprintln!("elicit-notify: cannot register with elicitd (waiting for it): {why}");
     }
 
     fn broker_left(&self, _change: OwnerChange) {

@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 
 use elicit_link::{Frontend, LinkError, Observer, OwnerChange, Profile, ShuttingDown};
-use elicit_proto::trust::ProofError;
 use tokio::sync::mpsc::UnboundedSender;
 
 pub use elicit_link::{Link, ShowRequest};
@@ -55,8 +54,8 @@ impl Observer for Forward {
         let _ = self.0.send(BusEvent::Registered);
     }
 
-    fn not_registered(&self, error: &ProofError) {
-        let why = format!("cannot register with elicitd: {error}");
+    fn not_registered(&self, why: &str) {
+        let why = format!("cannot register with elicitd: {why}");
         let _ = self.0.send(BusEvent::BrokerGone(why));
     }
 
