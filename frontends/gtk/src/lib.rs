@@ -43,7 +43,7 @@ mod window;
 
 use std::path::PathBuf;
 
-use elicit_link::{BusArgs, DocsArgs, FrontendArgs};
+use elicit_link::{BusArgs, DocsArgs};
 
 /// Command-line arguments.
 #[derive(Debug, Clone, clap::Parser)]
@@ -63,10 +63,4 @@ pub struct Args {
     /// `--generate-docs`, for packaging.
     #[command(flatten)]
     pub docs: DocsArgs,
-}
-
-impl FrontendArgs for Args {
-    fn docs(&self) -> &DocsArgs {
-        &self.docs
-    }
 }

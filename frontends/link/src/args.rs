@@ -24,18 +24,13 @@ pub struct DocsArgs {
     pub generate_docs: Option<PathBuf>,
 }
 
-/// A front-end's command line, which holds the [`DocsArgs`].
-pub trait FrontendArgs: clap::Parser {
-    /// Where to write the docs, if asked to.
-    fn docs(&self) -> &DocsArgs;
-}
-
-/// Parses the command line. With `--generate-docs`, the man pages and
-/// completions are written from `A`'s definition and the program is done:
-/// `Break` carries its exit status.
-pub fn parse<A: FrontendArgs>() -> ControlFlow<ExitCode, A> {
+/// Parses the command line into `A`, whose [`DocsArgs`] `docs` finds.
+/// With `--generate-docs`, the man pages and completions are written from
+/// `A`'s definition and the program is done: `Break` carries its exit
+/// status.
+pub fn parse<A: clap::Parser>(docs: impl FnOnce(&A) -> &DocsArgs) -> ControlFlow<ExitCode, A> {
     let args = A::parse();
-    match &args.docs().generate_docs {
+    match &docs(&args).generate_docs {
         Some(dir) => ControlFlow::Break(elicit_proto::docgen::run(A::command(), dir)),
         None => ControlFlow::Continue(args),
     }

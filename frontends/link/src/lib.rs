@@ -27,7 +27,7 @@ mod profile;
 mod serve;
 pub mod startup;
 
-pub use args::{BusArgs, DocsArgs, FrontendArgs, parse};
+pub use args::{BusArgs, DocsArgs, parse};
 pub use backlog::backlog;
 pub use error::{LinkError, ShuttingDown};
 pub use frontend::{Frontend, ShowRequest};

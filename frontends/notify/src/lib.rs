@@ -11,7 +11,7 @@ pub mod broker;
 pub mod card;
 pub mod server;
 
-use elicit_link::{DocsArgs, FrontendArgs};
+use elicit_link::DocsArgs;
 
 /// Command-line arguments.
 #[derive(Debug, Clone, clap::Parser)]
@@ -30,12 +30,6 @@ pub struct Args {
     /// `--generate-docs`, for packaging.
     #[command(flatten)]
     pub docs: DocsArgs,
-}
-
-impl FrontendArgs for Args {
-    fn docs(&self) -> &DocsArgs {
-        &self.docs
-    }
 }
 
 /// Errors that end the program.

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use elicit_notify::{Args, run};
 
 fn main() -> ExitCode {
-    let args = match elicit_link::parse::<Args>() {
+    let args = match elicit_link::parse::<Args>(|args| &args.docs) {
         ControlFlow::Continue(args) => args,
         ControlFlow::Break(status) => return status,
     };

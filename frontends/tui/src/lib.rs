@@ -11,7 +11,7 @@ pub mod ui;
 
 use std::path::PathBuf;
 
-use elicit_link::{BusArgs, DocsArgs, FrontendArgs};
+use elicit_link::{BusArgs, DocsArgs};
 
 pub use bus::{BusEvent, ShowRequest};
 
@@ -41,12 +41,6 @@ pub struct Args {
     /// `--generate-docs`, for packaging.
     #[command(flatten)]
     pub docs: DocsArgs,
-}
-
-impl FrontendArgs for Args {
-    fn docs(&self) -> &DocsArgs {
-        &self.docs
-    }
 }
 
 /// Errors that end the program.
