@@ -56,3 +56,39 @@ pub trait Frontend: Send + Sync + 'static {
     /// no longer has is no error.
     fn withdraw(&self, form: String, reason: String);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zbus::zvariant::{OwnedValue, Str};
+
+    #[test]
+    fn a_show_call_reads_its_info_and_tolerates_what_is_missing() {
+        let origin = Origin {
+            server: Some("bank".into()),
+            host: Some("agent".into()),
+            ..Origin::default()
+        };
+        let mut info = origin.to_dict();
+        info.insert("session".into(), OwnedValue::from(Str::from("7")));
+        info.insert("queued-at-ms".into(), OwnedValue::from(1_000u64));
+        info.insert("deadline-ms".into(), OwnedValue::from(2_000u64));
+        let request = ShowRequest::from_call("1".into(), "t".into(), "{}".into(), &info);
+        assert_eq!(request.origin.server.as_deref(), Some("bank"));
+        assert_eq!(request.origin.host.as_deref(), Some("agent"));
+        assert_eq!(
+            (
+                request.session.as_str(),
+                request.queued_at_ms,
+                request.deadline_ms
+            ),
+            ("7", 1_000, 2_000)
+        );
+
+        let bare = ShowRequest::from_call("1".into(), "t".into(), "{}".into(), &Dict::new());
+        assert_eq!(
+            (bare.session.as_str(), bare.queued_at_ms, bare.deadline_ms),
+            ("", 0, 0)
+        );
+    }
+}

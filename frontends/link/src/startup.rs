@@ -51,3 +51,20 @@ pub fn block_on<E: Display>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_bad_address_is_an_error_not_a_panic() {
+        assert!(connect(Some("not a D-Bus address")).await.is_err());
+    }
+
+    #[test]
+    fn the_exit_status_follows_the_outcome() {
+        let ok = block_on("test", 1, async { Ok::<(), String>(()) });
+        let failed = block_on("test", 1, async { Err::<(), String>("no bus".into()) });
+        assert_eq!((ok, failed), (ExitCode::SUCCESS, ExitCode::FAILURE));
+    }
+}
