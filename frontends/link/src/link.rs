@@ -59,9 +59,10 @@ impl Link {
             .await?
             .receive_name_owner_changed_with_args(&[(0, BUS_NAME)])
             .await?;
-        let changes = match profile.backlog {
-            true => Some(link.broker.receive_form_changed().await?),
-            false => None,
+        let changes = if profile.backlog {
+            Some(link.broker.receive_form_changed().await?)
+        } else {
+            None
         };
         link.register().await;
         if let Some(changes) = changes {
@@ -78,14 +79,16 @@ impl Link {
         while let Some(change) = owners.next().await {
             let Ok(args) = change.args() else { continue };
             self.registration.distrust();
-            let replaced = args.new_owner().is_some();
+            let new_owner = args.new_owner().is_some();
             if args.old_owner().is_some() {
-                self.observer.broker_left(match replaced {
-                    true => OwnerChange::Replaced,
-                    false => OwnerChange::Left,
-                });
+                let change = if new_owner {
+                    OwnerChange::Replaced
+                } else {
+                    OwnerChange::Left
+                };
+                self.observer.broker_left(change);
             }
-            if replaced {
+            if new_owner {
                 self.register().await;
             }
         }
