@@ -7,9 +7,11 @@
 //! * [`validate_answer`] — an answer checked against its request, with errors
 //!   per field;
 //! * [`Limits`] — the size limits every check applies;
+//! * [`Action`] — accept, decline or cancel, one word each on the bus;
 //! * [`Error`] — the one error type that maps to D-Bus and JSON-RPC errors;
 //! * [`text`] — text from outside made safe to print on a terminal.
 
+mod action;
 mod answer;
 pub mod dbus;
 #[cfg(feature = "docgen")]
@@ -25,6 +27,7 @@ mod schema;
 pub mod text;
 pub mod trust;
 
+pub use action::{Action, UnknownAction};
 pub use answer::{Answer, FieldError, validate_answer};
 pub use error::{Error, JsonRpcCode, Location, SchemaError, SchemaErrors};
 pub use form::{Choice, Field, FieldKind, Form, Pattern, TextFormat};

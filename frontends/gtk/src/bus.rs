@@ -1,43 +1,26 @@
-//! The D-Bus side, on the tokio runtime: serving `Frontend1`, registering
-//! with the broker as `gtk`, answering, and opening URLs the user agreed to
-//! open.
+//! The D-Bus side, on the tokio runtime: the link's calls and news become
+//! [`BusEvent`]s for the window, the window's [`Command`]s become answers,
+//! and URLs the user agreed to open are opened.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
 use async_channel::{Receiver, Sender};
-use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, FormChangedStream, Origin, dict_str};
-use elicit_proto::trust::{FrontendRegistration, ProofError, TrustedBroker};
+use elicit_link::{Frontend, Link, Observer, OwnerChange, Profile, ShuttingDown};
 use elicit_proto::{Answer, ElicitationAction, Error};
-use futures_util::{FutureExt, StreamExt};
-use zbus::message::Header;
-use zbus::zvariant::{OwnedValue, Str};
-use zbus::{Connection, fdo, interface};
+
+pub use elicit_link::ShowRequest;
 
 use crate::opener;
 
-/// Where this front-end serves `dev.elicitd.Frontend1`.
-pub const FRONTEND_PATH: &str = "/dev/elicitd/frontend/gtk";
+/// How this front-end registers: above elicit-tui (10) and elicit-notify
+/// (5), with the backlog for the "N more waiting" count.
+pub const PROFILE: Profile = Profile::new("gtk", 20).with_backlog();
 
 /// The name this front-end registers with.
-pub const FRONTEND_NAME: &str = "gtk";
-
-/// A form the broker asked this front-end to show.
-#[derive(Debug, Clone)]
-pub struct ShowRequest {
-    /// The broker's form id.
-    pub form: String,
-    /// The presentation token to answer with.
-    pub token: String,
-    /// The `elicitation/create` params as JSON text.
-    pub request_json: String,
-    /// Who asks.
-    pub origin: Origin,
-    /// The asking session's id.
-    pub session: String,
-}
-// The queue time and deadline in `info` are not shown: a desktop window
-// counting down is anything but calm.
+pub const FRONTEND_NAME: &str = PROFILE.name;
+// The queue time and deadline of a `ShowRequest` are not shown: a desktop
+// window counting down is anything but calm.
 
 /// What the bus tells the window.
 #[derive(Debug)]
@@ -104,174 +87,53 @@ pub enum AnswerError {
     Open(#[from] opener::OpenError),
 }
 
-/// Errors of the bus side.
-#[derive(Debug, thiserror::Error)]
-pub enum BusError {
-    /// Connecting or serving failed.
-    #[error("D-Bus: {0}")]
-    Bus(#[from] zbus::Error),
-}
+/// The link's side of the window's channel. The channel is unbounded, so
+/// a send fails only once the window is gone.
+struct Forward(Sender<BusEvent>);
 
-/// The `Frontend1` object: it only forwards, so that `Show` returns at once
-/// as the broker requires.
-struct Frontend {
-    /// Calls are taken from this broker alone (see `elicit_proto::trust`).
-    trusted: TrustedBroker,
-    events: Sender<BusEvent>,
-}
-
-#[interface(name = "dev.elicitd.Frontend1")]
-impl Frontend {
-    async fn show(
-        &self,
-        #[zbus(header)] header: Header<'_>,
-        form: String,
-        token: String,
-        request_json: String,
-        info: Dict,
-    ) -> fdo::Result<()> {
-        // Only the broker this front-end registered with may show or
-        // withdraw forms.
-        self.trusted.check(&header)?;
-        let request = ShowRequest {
-            form,
-            token,
-            request_json,
-            origin: Origin::from_dict(&info),
-            session: dict_str(&info, "session").unwrap_or_default(),
-        };
-        self.events
-            .send(BusEvent::Show(Box::new(request)))
-            .await
-            .map_err(|_| fdo::Error::Failed("the front-end is shutting down".into()))
+impl Frontend for Forward {
+    fn show(&self, request: ShowRequest) -> Result<(), ShuttingDown> {
+        self.0
+            .try_send(BusEvent::Show(Box::new(request)))
+            .map_err(|_| ShuttingDown)
     }
 
-    async fn withdraw(
-        &self,
-        #[zbus(header)] header: Header<'_>,
-        form: String,
-        reason: String,
-    ) -> fdo::Result<()> {
-        // Only the broker this front-end registered with may show or
-        // withdraw forms.
-        self.trusted.check(&header)?;
+    fn withdraw(&self, form: String, reason: String) {
         // A closed channel means the window is gone; nothing to withdraw.
-        let _ = self.events.send(BusEvent::Withdraw { form, reason }).await;
-        Ok(())
+        let _ = self.0.try_send(BusEvent::Withdraw { form, reason });
     }
 }
 
-/// A connection serving `Frontend1`, registered with the broker.
-#[derive(Clone)]
-struct Link {
-    conn: Connection,
-    broker: Broker1Proxy<'static>,
-    registration: FrontendRegistration,
-}
-
-impl Link {
-    /// Connects to `address` (or the session bus), serves `Frontend1` and
-    /// keeps it registered with the broker, across broker restarts.
-    async fn start(address: Option<&str>, events: Sender<BusEvent>) -> Result<Link, BusError> {
-        let builder = match address {
-            Some(address) => zbus::connection::Builder::address(address)?,
-            None => zbus::connection::Builder::session()?,
-        };
-        let conn = builder.build().await?;
-        let registration = FrontendRegistration::default();
-        let frontend = Frontend {
-            trusted: registration.trusted(),
-            events: events.clone(),
-        };
-        conn.object_server().at(FRONTEND_PATH, frontend).await?;
-        let broker = Broker1Proxy::builder(&conn)
-            .cache_properties(zbus::proxy::CacheProperties::No)
-            .build()
-            .await?;
-        let link = Link {
-            conn,
-            broker,
-            registration,
-        };
-        // Subscribe before the first attempt, so that a broker starting in
-        // between is not missed.
-        let dbus = fdo::DBusProxy::new(&link.conn).await?;
-        let mut owners = dbus
-            .receive_name_owner_changed_with_args(&[(0, BUS_NAME)])
-            .await?;
-        let changes = link.broker.receive_form_changed().await?;
-        link.register(&events).await;
-        tokio::spawn(link.clone().watch_backlog(changes, events.clone()));
-        let keeper = link.clone();
-        tokio::spawn(async move {
-            while let Some(change) = owners.next().await {
-                let Ok(args) = change.args() else { continue };
-                keeper.registration.distrust();
-                let event = if args.new_owner().is_some() {
-                    keeper.register(&events).await;
-                    continue;
-                } else {
-                    BusEvent::BrokerGone("elicitd stopped; waiting for it to return".into())
-                };
-                if events.send(event).await.is_err() {
-                    return;
-                }
-            }
-        });
-        Ok(link)
+impl Observer for Forward {
+    fn registered(&self) {
+        let _ = self.0.try_send(BusEvent::Registered);
     }
 
-    /// Keeps the per-session backlog current: every `FormChanged` may
-    /// change it, and a burst of them is answered with one `ListForms`.
-    async fn watch_backlog(self, mut changes: FormChangedStream, events: Sender<BusEvent>) {
-        while changes.next().await.is_some() {
-            while let Some(Some(_)) = changes.next().now_or_never() {}
-            let Ok(json) = self.broker.list_forms().await else {
-                continue;
-            };
-            if events.send(BusEvent::Backlog(backlog(&json))).await.is_err() {
-                return;
-            }
+    fn not_registered(&self, why: &str) {
+        let why = format!("cannot register with elicitd: {why}");
+        let _ = self.0.try_send(BusEvent::BrokerGone(why));
+    }
+
+    fn broker_left(&self, change: OwnerChange) {
+        // A replacement is registered with at once, and `Registered` or
+        // `BrokerGone` follows.
+        if change == OwnerChange::Left {
+            let why = "elicitd stopped; waiting for it to return".into();
+            let _ = self.0.try_send(BusEvent::BrokerGone(why));
         }
     }
 
-    async fn register(&self, events: &Sender<BusEvent>) {
-        let event = match self.try_register().await {
-            Ok(()) => BusEvent::Registered,
-            Err(error) => BusEvent::BrokerGone(format!("cannot register with elicitd: {error}")),
-        };
-        let _ = events.send(event).await;
+    fn backlog(&self, counts: HashMap<String, usize>) {
+        let _ = self.0.try_send(BusEvent::Backlog(counts));
     }
+}
 
-    async fn try_register(&self) -> Result<(), ProofError> {
-        let mut options = Dict::new();
-        options.insert("name".into(), OwnedValue::from(Str::from(FRONTEND_NAME)));
-        let capabilities = vec!["form", "url", "confirm"];
-        let capabilities =
-            OwnedValue::try_from(zbus::zvariant::Value::from(capabilities)).map_err(zbus::Error::from)?;
-        options.insert("capabilities".into(), capabilities);
-        options.insert("priority".into(), OwnedValue::from(20i32));
-        self.registration
-            .register(&self.conn, FRONTEND_PATH, options)
-            .await?;
-        // For the "N more waiting" count; forms are shown without it.
-        let _ = self.broker.watch().await;
-        Ok(())
-    }
-
-    /// Answers `form` with `token`; the broker's refusal comes back as a
-    /// proto error (an invalid answer carries its field errors as JSON).
-    async fn answer(&self, form: &str, token: &str, answer: &Answer) -> Result<(), Error> {
-        let content = answer
-            .content
-            .as_ref()
-            .map(serde_json::Value::to_string)
-            .unwrap_or_default();
-        self.broker
-            .answer(form, token, action_name(&answer.action), &content)
-            .await
-            .map_err(Error::from_dbus)
-    }
+/// Connects to `address` (or the session bus), serves `Frontend1` and
+/// keeps it registered with the broker, across broker restarts.
+async fn start(address: Option<&str>, events: &Sender<BusEvent>) -> Result<Link, elicit_link::LinkError> {
+    let conn = elicit_link::startup::connect(address).await?;
+    let forward = || Forward(events.clone());
+    Link::start(&conn, PROFILE, forward(), forward()).await
 }
 
 /// Runs the bus side until the window drops its command sender: serves
@@ -283,7 +145,7 @@ pub async fn serve(
     events: Sender<BusEvent>,
     commands: Receiver<Command>,
 ) {
-    let link = match Link::start(address.as_deref(), events.clone()).await {
+    let link = match start(address.as_deref(), &events).await {
         Ok(link) => link,
         Err(error) => {
             let _ = events.send(BusEvent::Fatal(error.to_string())).await;
@@ -321,43 +183,5 @@ pub async fn serve(
     }
     // The window is closing: its forms go on to another front-end at once
     // rather than when the connection drops.
-    let _ = link.broker.unregister_frontend().await;
-}
-
-/// The action's name on the bus: `accept`, `decline` or `cancel`.
-pub fn action_name(action: &ElicitationAction) -> &'static str {
-    match action {
-        ElicitationAction::Accept => "accept",
-        ElicitationAction::Decline => "decline",
-        _ => "cancel",
-    }
-}
-
-/// Queued (not presented) forms per session, from `ListForms` JSON;
-/// anything unreadable counts as nothing queued.
-pub fn backlog(list_forms_json: &str) -> HashMap<String, usize> {
-    let forms: Vec<serde_json::Value> = serde_json::from_str(list_forms_json).unwrap_or_default();
-    let mut counts = HashMap::new();
-    for form in &forms {
-        if form["state"] == "queued"
-            && let Some(session) = form["session"].as_str()
-        {
-            *counts.entry(session.to_owned()).or_insert(0) += 1;
-        }
-    }
-    counts
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backlog_counts_queued_forms_per_session() {
-        let json = r#"[{"session":"a","state":"queued"},{"session":"a","state":"presented"},
-            {"session":"a","state":"queued"},{"session":"b","state":"queued"}]"#;
-        let counts = backlog(json);
-        assert_eq!((counts["a"], counts["b"]), (2, 1));
-        assert!(backlog("not json").is_empty());
-    }
+    link.unregister().await;
 }

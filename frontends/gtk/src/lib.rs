@@ -43,6 +43,8 @@ mod window;
 
 use std::path::PathBuf;
 
+use elicit_link::{BusArgs, DocsArgs};
+
 /// Command-line arguments.
 #[derive(Debug, Clone, clap::Parser)]
 #[command(
@@ -51,15 +53,14 @@ use std::path::PathBuf;
     about = "Answer MCP elicitations from elicitd in a desktop window (GTK 4)"
 )]
 pub struct Args {
-    /// The D-Bus address of the bus elicitd is on (default: the session bus,
-    /// `DBUS_SESSION_BUS_ADDRESS`).
-    #[arg(long, value_name = "ADDRESS")]
-    pub bus: Option<String>,
+    /// `--bus`.
+    #[command(flatten)]
+    pub link: BusArgs,
     /// The program that opens a URL the user agreed to open (default: the
     /// desktop's OpenURI portal where there is one, else `xdg-open`).
     #[arg(long, value_name = "PROGRAM", env = "ELICIT_OPENER")]
     pub opener: Option<PathBuf>,
-    /// Write man pages and shell completions into DIR, then exit (packaging).
-    #[arg(long, value_name = "DIR", hide = true)]
-    pub generate_docs: Option<PathBuf>,
+    /// `--generate-docs`, for packaging.
+    #[command(flatten)]
+    pub docs: DocsArgs,
 }

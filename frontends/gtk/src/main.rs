@@ -4,36 +4,27 @@
 //! the broker presents to it in one native window, one form at a time (see
 //! the library's documentation for why), and sends the user's answers back.
 
+use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::time::Duration;
-
-use clap::Parser;
 
 use elicit_gtk::{Args, app, bus};
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    if let Some(dir) = &args.generate_docs {
-        return elicit_proto::docgen::run(<Args as clap::CommandFactory>::command(), dir);
-    }
+    let args = match elicit_link::parse::<Args>(|args| &args.docs) {
+        ControlFlow::Continue(args) => args,
+        ControlFlow::Break(status) => return status,
+    };
     if let Err(error) = gtk::init() {
         eprintln!("elicit-gtk: cannot open the display: {error}");
         return ExitCode::FAILURE;
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("elicit-gtk: cannot start: {error}");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) = elicit_link::startup::runtime("elicit-gtk", 2) else {
+        return ExitCode::FAILURE;
     };
     let (events_tx, events) = async_channel::unbounded();
     let (commands, commands_rx) = async_channel::unbounded();
-    let served = runtime.spawn(bus::serve(args.bus, args.opener, events_tx, commands_rx));
+    let served = runtime.spawn(bus::serve(args.link.bus, args.opener, events_tx, commands_rx));
     let ok = app::run(events, commands.clone());
     // Closing the channel ends the bus side, which unregisters first.
     commands.close();

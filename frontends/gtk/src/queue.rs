@@ -267,6 +267,8 @@ mod tests {
                 ..Default::default()
             },
             session: format!("s{form}"),
+            queued_at_ms: 0,
+            deadline_ms: 0,
         }
     }
 

@@ -8,7 +8,7 @@
 
 use elicit_form::{FormModel, UrlView};
 use elicit_proto::dbus::Origin;
-use elicit_proto::{Answer, Elicitation, FieldKind, Mode};
+use elicit_proto::{Action, Answer, Elicitation, FieldKind, Mode};
 
 /// The most options a notification offers as actions; more would not fit
 /// the button rows of common notification servers.
@@ -17,9 +17,9 @@ pub const MAX_CHOICES: usize = 3;
 /// Action key of "Open…".
 pub const OPEN: &str = "open";
 /// Action key of "Accept".
-pub const ACCEPT: &str = "accept";
+pub const ACCEPT: &str = Action::Accept.as_str();
 /// Action key of "Decline".
-pub const DECLINE: &str = "decline";
+pub const DECLINE: &str = Action::Decline.as_str();
 /// Action key prefix of the options of a choice: `option-0`, `option-1`…
 pub const OPTION: &str = "option-";
 

@@ -11,7 +11,7 @@ pub mod broker;
 pub mod card;
 pub mod server;
 
-use std::path::PathBuf;
+use elicit_link::DocsArgs;
 
 /// Command-line arguments.
 #[derive(Debug, Clone, clap::Parser)]
@@ -21,35 +21,36 @@ use std::path::PathBuf;
     about = "Answer MCP elicitations from elicitd in desktop notifications"
 )]
 pub struct Args {
+    // Not elicit-link's `BusArgs`: the notifications go over this bus too,
+    // and the help says so.
     /// The D-Bus address of the bus elicitd and the notification server are
     /// on (default: the session bus, `DBUS_SESSION_BUS_ADDRESS`).
     #[arg(long, value_name = "ADDRESS")]
     pub bus: Option<String>,
-    /// Write man pages and shell completions into DIR, then exit (packaging).
-    #[arg(long, value_name = "DIR", hide = true)]
-    pub generate_docs: Option<PathBuf>,
+    /// `--generate-docs`, for packaging.
+    #[command(flatten)]
+    pub docs: DocsArgs,
 }
 
 /// Errors that end the program.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    /// The bus could not be reached or served.
+    /// The bus could not be reached.
     #[error("D-Bus: {0}")]
     Bus(#[from] zbus::Error),
+    /// `Frontend1` could not be served.
+    #[error(transparent)]
+    Link(#[from] elicit_link::LinkError),
 }
 
 /// Runs the front-end until `stop` resolves or the bus goes away.
 pub async fn run(args: Args, stop: impl std::future::Future<Output = ()>) -> Result<(), RunError> {
-    let builder = match args.bus.as_deref() {
-        Some(address) => zbus::connection::Builder::address(address)?,
-        None => zbus::connection::Builder::session()?,
-    };
-    let conn = builder.build().await?;
+    let conn = elicit_link::startup::connect(args.bus.as_deref()).await?;
     // The notification server's signals are subscribed to before the
     // broker can present the first form.
     let server = server::Server::connect(&conn).await?;
     let (events, inbox) = tokio::sync::mpsc::unbounded_channel();
-    let link = broker::Link::start(&conn, events).await?;
+    let link = broker::start(&conn, events).await?;
     app::App::new(link, server).run(inbox, stop).await;
     Ok(())
 }

@@ -5,37 +5,19 @@
 //! choices are answered from the notification's actions, anything richer
 //! is handed to the next front-end with "Open…".
 
+use std::ops::ControlFlow;
 use std::process::ExitCode;
-
-use clap::Parser;
 
 use elicit_notify::{Args, run};
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    if let Some(dir) = &args.generate_docs {
-        return elicit_proto::docgen::run(<Args as clap::CommandFactory>::command(), dir);
-    }
+    let args = match elicit_link::parse::<Args>(|args| &args.docs) {
+        ControlFlow::Continue(args) => args,
+        ControlFlow::Break(status) => return status,
+    };
     // One worker: a notification front-end waits on the bus and nothing
     // else.
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("elicit-notify: cannot start: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(args, stop_signal())) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("elicit-notify: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    elicit_link::startup::block_on("elicit-notify", 1, run(args, stop_signal()))
 }
 
 /// SIGTERM or SIGINT: close the notifications and unregister before

@@ -127,15 +127,6 @@ pub fn now_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-/// The action's name on the bus: `accept`, `decline` or `cancel`.
-pub fn action_name(action: &elicit_proto::ElicitationAction) -> &'static str {
-    match action {
-        elicit_proto::ElicitationAction::Accept => "accept",
-        elicit_proto::ElicitationAction::Decline => "decline",
-        _ => "cancel",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,8 @@ pub mod ui;
 
 use std::path::PathBuf;
 
+use elicit_link::{BusArgs, DocsArgs};
+
 pub use bus::{BusEvent, ShowRequest};
 
 /// Command-line arguments.
@@ -21,10 +23,9 @@ pub use bus::{BusEvent, ShowRequest};
     about = "Answer MCP elicitations from elicitd in a terminal"
 )]
 pub struct Args {
-    /// The D-Bus address of the bus elicitd is on (default: the session bus,
-    /// `DBUS_SESSION_BUS_ADDRESS`).
-    #[arg(long, value_name = "ADDRESS")]
-    pub bus: Option<String>,
+    /// `--bus`.
+    #[command(flatten)]
+    pub link: BusArgs,
     /// Ask line by line on standard input and output, without a full-screen
     /// interface: for screen readers and dumb terminals.
     #[arg(long)]
@@ -37,9 +38,9 @@ pub struct Args {
         default_value = "xdg-open"
     )]
     pub opener: PathBuf,
-    /// Write man pages and shell completions into DIR, then exit (packaging).
-    #[arg(long, value_name = "DIR", hide = true)]
-    pub generate_docs: Option<PathBuf>,
+    /// `--generate-docs`, for packaging.
+    #[command(flatten)]
+    pub docs: DocsArgs,
 }
 
 /// Errors that end the program.
@@ -47,7 +48,7 @@ pub struct Args {
 pub enum RunError {
     /// The bus could not be reached or served.
     #[error(transparent)]
-    Bus(#[from] bus::BusError),
+    Bus(#[from] elicit_link::LinkError),
     /// The terminal could not be set up or drawn on.
     #[error("terminal: {0}")]
     Terminal(#[from] std::io::Error),
@@ -56,7 +57,7 @@ pub enum RunError {
 /// Runs the front-end until the user quits.
 pub async fn run(args: Args) -> Result<(), RunError> {
     let (events, inbox) = tokio::sync::mpsc::unbounded_channel();
-    let link = bus::Link::start(args.bus.as_deref(), events).await?;
+    let link = bus::start(args.link.bus.as_deref(), events).await?;
     let result = if args.plain {
         plain::run(link.clone(), inbox, &args.opener).await
     } else {

@@ -5,33 +5,15 @@
 //! answers back. `--plain` asks line by line instead, for screen readers
 //! and dumb terminals.
 
+use std::ops::ControlFlow;
 use std::process::ExitCode;
-
-use clap::Parser;
 
 use elicit_tui::{Args, run};
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    if let Some(dir) = &args.generate_docs {
-        return elicit_proto::docgen::run(<Args as clap::CommandFactory>::command(), dir);
-    }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("elicit-tui: cannot start: {error}");
-            return ExitCode::FAILURE;
-        }
+    let args = match elicit_link::parse::<Args>(|args| &args.docs) {
+        ControlFlow::Continue(args) => args,
+        ControlFlow::Break(status) => return status,
     };
-    match runtime.block_on(run(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("elicit-tui: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    elicit_link::startup::block_on("elicit-tui", 2, run(args))
 }
