@@ -85,6 +85,9 @@ async fn main() -> ExitCode {
 /// and exit, before it says that another elicitd holds the directory.
 const STOPPING_PREDECESSOR: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// How long an orderly stop waits for the last flush.
+const LAST_FLUSH: std::time::Duration = std::time::Duration::from_secs(1);
+
 async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     let config_path = args
         .config
@@ -117,7 +120,7 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
         Some(Arc::new(Rules::start(
             dirs,
             config.limits.clone(),
-            store.remembered()?,
+            store.clone(),
             config.policy.secret_guard,
         )?))
     } else {
@@ -128,7 +131,7 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     conn.object_server()
         .at(BROKER_PATH, BrokerIface::new(broker.clone()))
         .await?;
-    tokio::spawn(watch(broker.clone()));
+    broker.spawn(watch(broker.clone()));
     if let Err(error) = conn
         .request_name_with_flags(BUS_NAME, zbus::fdo::RequestNameFlags::DoNotQueue.into())
         .await
@@ -149,8 +152,12 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
         () = conn.closed() => "its bus connection closed",
     };
     tracing::info!("elicitd stopping: {reason}");
-    if let Err(error) = broker.flush().await {
-        tracing::error!(%error, "the last flush failed");
+    broker.stop().await;
+    // Bounded: a stop must not wait on a disk that no longer answers.
+    match tokio::time::timeout(LAST_FLUSH, broker.flush()).await {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => tracing::error!(%error, "the last flush failed"),
+        Err(_) => tracing::error!("the last flush did not finish within {LAST_FLUSH:?}"),
     }
     Ok(())
 }

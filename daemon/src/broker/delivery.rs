@@ -57,29 +57,32 @@ impl Broker {
     pub async fn acknowledge(&self, caller: &Caller, id: u64) -> Result<(), Error> {
         let session = self.session_of_form(id)?;
         self.check_owner(caller, &session)?;
-        let form = {
+        let (record, request) = {
             let mut state = self.lock();
-            match state.forms.get(&id) {
-                Some(form) if form.record.state == FormState::Answered => {
-                    if let Some(owning) = state.sessions.get_mut(&session) {
-                        owning.forms.remove(&id);
-                    }
-                    state.forms.remove(&id)
+            match state.forms.get_mut(&id) {
+                Some(form) if form.record.state == FormState::Answered && !form.finishing && form.ready => {
+                    form.finishing = true;
+                    (form.record.clone(), form.request.clone())
                 }
                 Some(_) => return Err(Error::WrongState(format!("form {id} has no outcome yet"))),
-                None => None,
+                None => return Err(Error::NotFound(format!("no form {id}"))),
             }
         };
-        let Some(form) = form else {
-            return Err(Error::NotFound(format!("no form {id}")));
-        };
-        self.retire(&form, true).await?;
-        self.form_changed(
-            id,
-            &session,
-            "delivered",
-            form.record.reason.as_deref().unwrap_or(""),
-        );
+        if let Err(error) = self.write_retired(&record, &request, true) {
+            if let Some(form) = self.lock().forms.get_mut(&id) {
+                form.finishing = false;
+            }
+            return Err(error);
+        }
+        {
+            let mut state = self.lock();
+            if let Some(owning) = state.sessions.get_mut(&session) {
+                owning.forms.remove(&id);
+            }
+            state.forms.remove(&id);
+        }
+        self.forget_retired(&record).await;
+        self.form_changed(id, &session, "delivered", record.reason.as_deref().unwrap_or(""));
         Ok(())
     }
 

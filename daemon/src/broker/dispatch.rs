@@ -166,7 +166,7 @@ impl Broker {
         }
         for job in jobs {
             self.form_changed(job.form, &job.session, "presented", &job.presenter.label);
-            tokio::spawn(self.clone().show(job));
+            self.spawn(self.clone().show(job));
         }
     }
 
@@ -208,7 +208,7 @@ impl Broker {
         let bus_name = presenter.bus_name.clone();
         let reason = reason.to_owned();
         let calls_out = self.calls_out.clone();
-        tokio::spawn(async move {
+        self.spawn(async move {
             let Ok(_permit) = calls_out.acquire_owned().await else {
                 return;
             };

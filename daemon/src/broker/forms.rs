@@ -2,7 +2,6 @@
 //! remembered choices have files of their own).
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use elicit_proto::dbus::{Origin, form_path};
 use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, Mode, validate_answer};
@@ -186,8 +185,11 @@ impl Broker {
     }
 
     async fn persist_new(self: &Arc<Self>, record: &mut FormRecord) -> Result<(), Error> {
-        self.put_form_private(record)?;
-        self.store.flush().await?;
+        if let Err(error) = self.store_outcome(record).await {
+            // In case only the sync failed and sled still holds it.
+            let _ = self.store.remove_form(record.id);
+            return Err(error);
+        }
         let path = form_path(&record.session, &record.id.to_string());
         self.conn
             .object_server()
@@ -260,7 +262,9 @@ impl Broker {
     }
 
     /// Gives a form an outcome: stores it, tells the owner, and presents
-    /// the session's next form. False if it had one already.
+    /// the session's next form. False if it had one already, or another
+    /// outcome is being stored. Nothing changes unless the outcome was
+    /// stored.
     pub(crate) async fn finish(
         self: &Arc<Self>,
         id: u64,
@@ -269,27 +273,46 @@ impl Broker {
         answered_by: &str,
         answerer: Option<&str>,
     ) -> Result<bool, Error> {
-        let (mut record, presenter) = {
+        let (before, mut record) = {
             let mut state = self.lock();
             let Some(form) = state.forms.get_mut(&id) else {
                 return Ok(false);
             };
-            if form.record.state == FormState::Answered {
+            if form.record.state == FormState::Answered || form.finishing {
                 return Ok(false);
             }
-            form.record.state = FormState::Answered;
-            form.record.answer = Some(answer);
-            form.record.reason = Some(reason.to_owned());
-            form.record.answered_by = Some(answered_by.to_owned());
+            form.finishing = true;
+            let before = form.record.clone();
+            let mut record = before.clone();
+            record.state = FormState::Answered;
+            record.answer = Some(answer);
+            record.reason = Some(reason.to_owned());
+            record.answered_by = Some(answered_by.to_owned());
+            (before, record)
+        };
+        if let Err(error) = self.store_outcome(&mut record).await {
+            self.undo_write(&before);
+            if let Some(form) = self.lock().forms.get_mut(&id) {
+                form.finishing = false;
+            }
+            tracing::error!(form = id, %error, "could not store an outcome; the form stays as it was");
+            return Err(error);
+        }
+        let presenter = {
+            let mut state = self.lock();
+            let Some(form) = state.forms.get_mut(&id) else {
+                // Dropped while the outcome was written: it has ended.
+                return Ok(false);
+            };
+            form.finishing = false;
+            form.record = record.clone();
             let presenter = form.presenter.take();
-            let record = form.record.clone();
             if let Some(session) = state.sessions.get_mut(&record.session) {
                 session.queue.retain(|f| *f != id);
             }
-            (record, presenter)
+            presenter
         };
-        self.put_form_private(&mut record)?;
-        self.store.flush().await?;
+        self.forget_deadline(id);
         if let Some(presenter) = presenter
             && answerer != Some(presenter.bus_name.as_str())
         {
@@ -302,6 +325,28 @@ impl Broker {
         Ok(true)
     }
 
+    /// Writes an answered record and makes it durable; a content file
+    /// written for it does not outlive a failure.
+    async fn store_outcome(&self, record: &mut FormRecord) -> Result<(), Error> {
+        let written = self.put_form_private(record)?;
+        if let Err(error) = self.store.commit(written).await {
+            self.erase_answer(record.id);
+            return Err(error.into());
+        }
+        Ok(())
+    }
+
+    /// After a failed write: puts `before` back, in case the write reached
+    /// sled and only its sync failed (a later flush would carry it). When
+    /// sled itself failed this fails too, and the reopened store holds
+    /// `before` anyway.
+    fn undo_write(&self, before: &FormRecord) {
+        if let Ok(written) = self.store.put_form(before) {
+            let _ = written;
+            self.store.flush_soon();
+        }
+    }
+
     /// The owner withdraws a form (the server cancelled it).
     pub async fn close_form(self: &Arc<Self>, caller: &Caller, id: u64) -> Result<(), Error> {
         let session = self.session_of_form(id)?;
@@ -310,44 +355,71 @@ impl Broker {
     }
 
     /// Removes a form without delivering it, withdrawing it from whoever
-    /// shows it.
+    /// shows it; it stays as it was if its retirement cannot be written.
     pub(crate) async fn drop_form(self: &Arc<Self>, id: u64, reason: &str) -> Result<(), Error> {
+        let (record, request) = {
+            let mut state = self.lock();
+            let Some(form) = state.forms.get_mut(&id) else {
+                return Ok(());
+            };
+            form.finishing = true;
+            let mut record = form.record.clone();
+            if record.state != FormState::Answered {
+                record.answer = Some(Answer::bare(ElicitationAction::Cancel));
+                record.reason = Some(reason.to_owned());
+            }
+            (record, form.request.clone())
+        };
+        if let Err(error) = self.write_retired(&record, &request, false) {
+            if let Some(form) = self.lock().forms.get_mut(&id) {
+                form.finishing = false;
+            }
+            return Err(error);
+        }
         let form = {
             let mut state = self.lock();
             let form = state.forms.remove(&id);
-            if let Some(form) = &form
-                && let Some(session) = state.sessions.get_mut(&form.record.session)
-            {
+            if let Some(session) = state.sessions.get_mut(&record.session) {
                 session.queue.retain(|f| *f != id);
                 session.forms.remove(&id);
             }
             form
         };
-        let Some(mut form) = form else { return Ok(()) };
-        if let Some(presenter) = form.presenter.take() {
+        self.forget_deadline(id);
+        if let Some(presenter) = form.and_then(|mut f| f.presenter.take()) {
             self.withdraw(&presenter, id, reason);
         }
-        if form.record.state != FormState::Answered {
-            form.record.answer = Some(Answer::bare(ElicitationAction::Cancel));
-            form.record.reason = Some(reason.to_owned());
-        }
-        self.retire(&form, false).await?;
-        tracing::info!(form = id, session = %form.record.session, %reason, "form withdrawn");
-        self.form_changed(id, &form.record.session, "closed", reason);
-        self.dispatch([form.record.session.clone()]);
+        self.forget_retired(&record).await;
+        tracing::info!(form = id, session = %record.session, %reason, "form withdrawn");
+        self.form_changed(id, &record.session, "closed", reason);
+        self.dispatch([record.session.clone()]);
         Ok(())
     }
 
     /// Moves a finished form from the queue to history.
     pub(super) async fn retire(&self, form: &Form, delivered: bool) -> Result<(), Error> {
-        let record = &form.record;
+        self.write_retired(&form.record, &form.request, delivered)?;
+        self.forget_retired(&form.record).await;
+        Ok(())
+    }
+
+    /// Writes a finished form's history record and removes its record.
+    /// The flush is lazy: losing it in a crash brings the form back
+    /// answered with its content erased, which start-up reads as
+    /// delivered (see `load_content`), or a closed form back to its queue.
+    pub(super) fn write_retired(
+        &self,
+        record: &FormRecord,
+        request: &Elicitation,
+        delivered: bool,
+    ) -> Result<(), Error> {
         let origin = self
             .lock()
             .sessions
             .get(&record.session)
             .map(|s| s.record.origin.clone())
             .unwrap_or_default();
-        let (fields, url_host) = match &form.request.mode {
+        let (fields, url_host) = match &request.mode {
             Mode::Form(f) => (f.fields.iter().map(|f| f.name.clone()).collect(), None),
             Mode::Url { url, .. } => (Vec::new(), url.host_str().map(str::to_owned)),
         };
@@ -355,8 +427,8 @@ impl Broker {
             form: record.id,
             session: record.session.clone(),
             origin,
-            mode: form.request.mode_name().to_owned(),
-            message: form.request.message.clone(),
+            mode: request.mode_name().to_owned(),
+            message: request.message.clone(),
             fields,
             url_host,
             outcome: record
@@ -371,10 +443,17 @@ impl Broker {
             created_ms: record.created_ms,
             finished_ms: now_ms(),
         };
-        self.store
+        let _history = self
+            .store
             .add_history(&history, self.config.history.max_records)?;
-        self.store.remove_form(record.id)?;
+        let _removed = self.store.remove_form(record.id)?;
         self.store.flush_soon();
+        Ok(())
+    }
+
+    /// After [`Broker::write_retired`]: erases the answer's content and
+    /// the form's object.
+    pub(super) async fn forget_retired(&self, record: &FormRecord) {
         // Before sled's removal is durable: a crash in between finds the
         // form answered with its content file gone, and knows from that
         // that it was acknowledged (see `load_content`).
@@ -385,7 +464,6 @@ impl Broker {
             .object_server()
             .remove::<RequestIface, _>(path.as_str())
             .await;
-        Ok(())
     }
 
     /// The session a form belongs to.
@@ -397,26 +475,15 @@ impl Broker {
             .ok_or_else(|| Error::NotFound(format!("no form {id}")))
     }
 
-    /// Cancels form `id` with reason `timeout` at `deadline_ms`.
-    pub(crate) fn arm_deadline(self: &Arc<Self>, id: u64, deadline_ms: u64) {
-        let broker = self.clone();
-        tokio::spawn(async move {
-            let wait = deadline_ms.saturating_sub(now_ms());
-            tokio::time::sleep(Duration::from_millis(wait)).await;
-            let answer = Answer::bare(ElicitationAction::Cancel);
-            if let Err(error) = broker.finish(id, answer, "timeout", "timeout", None).await {
-                tracing::error!(form = id, %error, "could not expire a form");
-            }
-        });
-    }
-
     /// Pending forms as JSON, for `elicit list`: never any answer content.
     pub fn list_forms(&self) -> serde_json::Value {
         let state = self.lock();
         let now = now_ms();
+        // A form still being stored has not been accepted yet.
         let forms: Vec<serde_json::Value> = state
             .forms
             .values()
+            .filter(|form| form.ready)
             .map(|form| {
                 let record = &form.record;
                 let origin = state
@@ -454,6 +521,7 @@ pub(crate) fn live_form(record: FormRecord, request: Arc<Elicitation>, request_j
         presenter: None,
         ready: false,
         passed_by: Vec::new(),
+        finishing: false,
     }
 }
 

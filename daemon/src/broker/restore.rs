@@ -62,7 +62,8 @@ impl Broker {
                     // Limits may have shrunk since it was stored; such a form
                     // can no longer be shown, so it ends rather than blocks.
                     tracing::warn!(form = record.id, %errors, "a stored form no longer passes the checks; dropping it");
-                    self.store.remove_form(record.id)?;
+                    // Made durable by the flush at the end.
+                    let _removed = self.store.remove_form(record.id)?;
                     continue;
                 }
             };
@@ -74,7 +75,8 @@ impl Broker {
                 let mut state = self.lock();
                 let Some(session) = state.sessions.get_mut(&record.session) else {
                     drop(state);
-                    self.store.remove_form(record.id)?;
+                    // Made durable by the flush at the end.
+                    let _removed = self.store.remove_form(record.id)?;
                     continue;
                 };
                 if record.state == FormState::Queued {

@@ -36,8 +36,8 @@ impl Broker {
             origin,
             opened_ms: now_ms(),
         };
-        self.store.put_session(&record)?;
-        self.store.flush().await?;
+        let written = self.store.put_session(&record)?;
+        self.store.commit(written).await?;
         let path = session_path(&record.id);
         self.conn
             .object_server()
@@ -86,7 +86,7 @@ impl Broker {
     /// count twice).
     pub(crate) async fn take_over(&self, caller: &Caller, id: &str) -> Result<String, Error> {
         let record = {
-            let mut state = self.lock();
+            let state = self.lock();
             let owned = state
                 .sessions
                 .get(id)
@@ -97,15 +97,21 @@ impl Broker {
             if !owned {
                 self.check_session_limit(&state, caller)?;
             }
-            let session = state
+            let mut record = state
                 .sessions
-                .get_mut(id)
-                .ok_or_else(|| Error::NotFound(format!("no session {id}")))?;
-            session.record.owner = caller.name.clone();
-            session.record.clone()
+                .get(id)
+                .ok_or_else(|| Error::NotFound(format!("no session {id}")))?
+                .record
+                .clone();
+            record.owner = caller.name.clone();
+            record
         };
-        self.store.put_session(&record)?;
-        self.store.flush().await?;
+        // The new owner shows only once it is stored.
+        let written = self.store.put_session(&record)?;
+        self.store.commit(written).await?;
+        if let Some(session) = self.lock().sessions.get_mut(id) {
+            session.record.owner = caller.name.clone();
+        }
         tracing::info!(session = %record.id, owner = %caller.name, "session resumed");
         Ok(session_path(&record.id))
     }
@@ -141,12 +147,22 @@ impl Broker {
                 .map(|s| s.forms.iter().copied().collect())
                 .unwrap_or_default()
         };
-        for form in forms {
-            self.drop_form(form, reason).await?;
+        let ended = async {
+            for form in forms {
+                self.drop_form(form, reason).await?;
+            }
+            let written = self.store.remove_session(session)?;
+            Ok::<_, Error>(self.store.commit(written).await?)
+        };
+        if let Err(error) = ended.await {
+            // It goes on as it was: its remaining forms may be shown again.
+            if let Some(ending) = self.lock().sessions.get_mut(session) {
+                ending.ending = false;
+            }
+            self.dispatch([session.to_owned()]);
+            return Err(error);
         }
         self.lock().sessions.remove(session);
-        self.store.remove_session(session)?;
-        self.store.flush().await?;
         let _ = self
             .conn
             .object_server()
@@ -170,8 +186,11 @@ impl Broker {
         let broker = self.clone();
         let bus_name = bus_name.to_owned();
         let grace = self.config.broker.client_grace();
-        tokio::spawn(async move {
+        // The task holds the broker weakly: the broker owns it.
+        let broker = Arc::downgrade(&broker);
+        self.spawn(async move {
             tokio::time::sleep(grace).await;
+            let Some(broker) = broker.upgrade() else { return };
             for session in sessions {
                 let still_owned = broker
                     .lock()

@@ -55,6 +55,10 @@ pub struct Form {
     /// Names of the front-ends that passed it on (`PassOn`): it is not
     /// presented to them again while the daemon runs.
     pub passed_by: Vec<String>,
+    /// Its outcome or its retirement is being written: nobody else may
+    /// finish it meanwhile, and the change shows only once the write
+    /// succeeded.
+    pub finishing: bool,
 }
 
 /// Who holds a presented form, and the token its answer must carry.
@@ -149,11 +153,11 @@ impl State {
             .collect()
     }
 
-    /// Forms queued or presented.
+    /// Forms queued or presented (stored, not still being stored).
     pub fn pending(&self) -> usize {
         self.forms
             .values()
-            .filter(|f| f.record.state != FormState::Answered)
+            .filter(|f| f.ready && f.record.state != FormState::Answered)
             .count()
     }
 
