@@ -72,13 +72,17 @@ async fn main() -> ExitCode {
         (_, Some(Err(error))) => Err(error.into()),
         _ => Err(anyhow!("no home directory: pass --state-dir")),
     };
-    match started {
-        Ok(()) => ExitCode::SUCCESS,
+    let code = match started {
+        Ok(()) => 0,
         Err(error) => {
             tracing::error!("{error:#}");
-            ExitCode::FAILURE
+            1
         }
-    }
+    };
+    // Not through the runtime's drop, which waits for every blocking
+    // thread: a write stuck on a dead disk must not keep a stopped daemon
+    // alive. What must survive was flushed (or given up on) in `run`.
+    std::process::exit(code)
 }
 
 /// How long a daemon waits for the one before it to finish its last flush
@@ -154,8 +158,12 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     tracing::info!("elicitd stopping: {reason}");
     broker.stop().await;
     // Bounded: a stop must not wait on a disk that no longer answers.
-    match tokio::time::timeout(LAST_FLUSH, broker.flush()).await {
-        Ok(Ok(())) => {}
+    // On a task of its own: a flush blocks its thread, and the timeout
+    // must still fire.
+    let flushing = tokio::spawn(async move { broker.flush().await });
+    match tokio::time::timeout(LAST_FLUSH, flushing).await {
+        Ok(Ok(Ok(()))) => {}
+        Ok(Ok(Err(error))) => tracing::error!(%error, "the last flush failed"),
         Ok(Err(error)) => tracing::error!(%error, "the last flush failed"),
         Err(_) => tracing::error!("the last flush did not finish within {LAST_FLUSH:?}"),
     }
