@@ -68,6 +68,7 @@ impl Broker {
                 None => return Err(Error::NotFound(format!("no form {id}"))),
             }
         };
+        // Flushed lazily: losing it repeats a delivery, which clients drop.
         if let Err(error) = self.write_retired(&record, &request, true) {
             if let Some(form) = self.lock().forms.get_mut(&id) {
                 form.finishing = false;

@@ -1,17 +1,17 @@
-//! Forms: submission, answers, withdrawal and expiry (delivery, claims and
-//! remembered choices have files of their own).
+//! Forms: submission, answers and listing (delivery, claims, retirement,
+//! deadlines and remembered choices have files of their own).
 
 use std::sync::Arc;
 
 use elicit_proto::dbus::{Origin, form_path};
-use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, Mode, validate_answer};
+use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, validate_answer};
 
 use super::remember::Remember;
 use super::state::{Form, State};
 use super::{Broker, Caller};
 use crate::bus::RequestIface;
 use crate::rules::PolicyVerdict;
-use crate::store::{FormRecord, FormState, HistoryRecord, now_ms};
+use crate::store::{FormRecord, FormState, now_ms};
 
 /// What a submitter may ask for beside the request.
 #[derive(Debug, Clone, Default)]
@@ -352,118 +352,6 @@ impl Broker {
         let session = self.session_of_form(id)?;
         self.check_owner(caller, &session)?;
         self.drop_form(id, "closed").await
-    }
-
-    /// Removes a form without delivering it, withdrawing it from whoever
-    /// shows it; it stays as it was if its retirement cannot be written.
-    pub(crate) async fn drop_form(self: &Arc<Self>, id: u64, reason: &str) -> Result<(), Error> {
-        let (record, request) = {
-            let mut state = self.lock();
-            let Some(form) = state.forms.get_mut(&id) else {
-                return Ok(());
-            };
-            form.finishing = true;
-            let mut record = form.record.clone();
-            if record.state != FormState::Answered {
-                record.answer = Some(Answer::bare(ElicitationAction::Cancel));
-                record.reason = Some(reason.to_owned());
-            }
-            (record, form.request.clone())
-        };
-        if let Err(error) = self.write_retired(&record, &request, false) {
-            if let Some(form) = self.lock().forms.get_mut(&id) {
-                form.finishing = false;
-            }
-            return Err(error);
-        }
-        let form = {
-            let mut state = self.lock();
-            let form = state.forms.remove(&id);
-            if let Some(session) = state.sessions.get_mut(&record.session) {
-                session.queue.retain(|f| *f != id);
-                session.forms.remove(&id);
-            }
-            form
-        };
-        self.forget_deadline(id);
-        if let Some(presenter) = form.and_then(|mut f| f.presenter.take()) {
-            self.withdraw(&presenter, id, reason);
-        }
-        self.forget_retired(&record).await;
-        tracing::info!(form = id, session = %record.session, %reason, "form withdrawn");
-        self.form_changed(id, &record.session, "closed", reason);
-        self.dispatch([record.session.clone()]);
-        Ok(())
-    }
-
-    /// Moves a finished form from the queue to history.
-    pub(super) async fn retire(&self, form: &Form, delivered: bool) -> Result<(), Error> {
-        self.write_retired(&form.record, &form.request, delivered)?;
-        self.forget_retired(&form.record).await;
-        Ok(())
-    }
-
-    /// Writes a finished form's history record and removes its record.
-    /// The flush is lazy: losing it in a crash brings the form back
-    /// answered with its content erased, which start-up reads as
-    /// delivered (see `load_content`), or a closed form back to its queue.
-    pub(super) fn write_retired(
-        &self,
-        record: &FormRecord,
-        request: &Elicitation,
-        delivered: bool,
-    ) -> Result<(), Error> {
-        let origin = self
-            .lock()
-            .sessions
-            .get(&record.session)
-            .map(|s| s.record.origin.clone())
-            .unwrap_or_default();
-        let (fields, url_host) = match &request.mode {
-            Mode::Form(f) => (f.fields.iter().map(|f| f.name.clone()).collect(), None),
-            Mode::Url { url, .. } => (Vec::new(), url.host_str().map(str::to_owned)),
-        };
-        let history = HistoryRecord {
-            form: record.id,
-            session: record.session.clone(),
-            origin,
-            mode: request.mode_name().to_owned(),
-            message: request.message.clone(),
-            fields,
-            url_host,
-            outcome: record
-                .answer
-                .as_ref()
-                .map(|a| action_name(&a.action))
-                .unwrap_or("cancel")
-                .to_owned(),
-            reason: record.reason.clone().unwrap_or_default(),
-            answered_by: record.answered_by.clone(),
-            delivered,
-            created_ms: record.created_ms,
-            finished_ms: now_ms(),
-        };
-        let _history = self
-            .store
-            .add_history(&history, self.config.history.max_records)?;
-        let _removed = self.store.remove_form(record.id)?;
-        self.store.flush_soon();
-        Ok(())
-    }
-
-    /// After [`Broker::write_retired`]: erases the answer's content and
-    /// the form's object.
-    pub(super) async fn forget_retired(&self, record: &FormRecord) {
-        // Before sled's removal is durable: a crash in between finds the
-        // form answered with its content file gone, and knows from that
-        // that it was acknowledged (see `load_content`).
-        self.erase_answer(record.id);
-        let path = form_path(&record.session, &record.id.to_string());
-        let _ = self
-            .conn
-            .object_server()
-            .remove::<RequestIface, _>(path.as_str())
-            .await;
     }
 
     /// The session a form belongs to.

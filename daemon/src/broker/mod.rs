@@ -12,6 +12,7 @@ mod forms;
 mod handoff;
 mod remember;
 mod restore;
+mod retire;
 mod sandbox;
 mod sessions;
 pub mod state;

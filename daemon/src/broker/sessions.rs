@@ -148,9 +148,7 @@ impl Broker {
                 .unwrap_or_default()
         };
         let ended = async {
-            for form in forms {
-                self.drop_form(form, reason).await?;
-            }
+            self.drop_forms(&forms, reason).await?;
             let written = self.store.remove_session(session)?;
             Ok::<_, Error>(self.store.commit(written).await?)
         };
