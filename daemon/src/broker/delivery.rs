@@ -75,13 +75,7 @@ impl Broker {
             }
             return Err(error);
         }
-        {
-            let mut state = self.lock();
-            if let Some(owning) = state.sessions.get_mut(&session) {
-                owning.forms.remove(&id);
-            }
-            state.forms.remove(&id);
-        }
+        self.lock().remove_form(id);
         self.forget_retired(&record).await;
         self.form_changed(id, &session, "delivered", record.reason.as_deref().unwrap_or(""));
         Ok(())

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use elicit_proto::dbus::{Origin, form_path};
 use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, validate_answer};
 
+use super::queue::FormLimits;
 use super::remember::Remember;
 use super::state::{Form, State};
 use super::{Broker, Caller};
@@ -82,24 +83,13 @@ impl Broker {
             {
                 return Ok(form_path(session, &existing.to_string()));
             }
-            let total = self.config.broker.forms_total;
-            if state.forms.len() >= total {
-                return Err(Error::LimitExceeded(format!(
-                    "the broker already holds {total} forms (broker.forms-total)"
-                )));
-            }
-            let per_session = self.config.broker.forms_per_session;
-            let Some(owning) = state.sessions.get_mut(session) else {
-                return Err(Error::NotFound(format!("no session {session}")));
+            let limits = FormLimits {
+                total: self.config.broker.forms_total,
+                per_session: self.config.broker.forms_per_session,
             };
-            if owning.forms.len() >= per_session {
-                return Err(Error::LimitExceeded(format!(
-                    "session {session} already has {per_session} forms waiting (broker.forms-per-session)"
-                )));
-            }
+            state.check_admission(session, limits)?;
             // The id is taken under the lock so that id order is queue order.
             let id = self.store.next_id()?;
-            owning.forms.insert(id);
             let mut record = FormRecord {
                 id,
                 session: session.to_owned(),
@@ -113,28 +103,18 @@ impl Broker {
                 created_ms,
                 deadline_ms: (timeout > 0).then(|| created_ms.saturating_add(timeout.saturating_mul(1000))),
             };
-            match &verdict {
-                Some(verdict) => {
-                    record.state = FormState::Answered;
-                    record.answer = Some(verdict.answer.clone());
-                    record.reason = Some(verdict.reason.clone());
-                    record.answered_by = Some(verdict.decided_by.clone());
-                }
-                None => owning.queue.push_back(id),
+            if let Some(verdict) = &verdict {
+                record.state = FormState::Answered;
+                record.answer = Some(verdict.answer.clone());
+                record.reason = Some(verdict.reason.clone());
+                record.answered_by = Some(verdict.decided_by.clone());
             }
-            state
-                .forms
-                .insert(id, live_form(record.clone(), request, request_json));
+            state.admit(live_form(record.clone(), request, request_json));
             record
         };
         let id = record.id;
         if let Err(error) = self.persist_new(&mut record).await {
-            let mut state = self.lock();
-            state.forms.remove(&id);
-            if let Some(owning) = state.sessions.get_mut(session) {
-                owning.queue.retain(|f| *f != id);
-                owning.forms.remove(&id);
-            }
+            self.lock().remove_form(id);
             return Err(error);
         }
         if let Some(form) = self.lock().forms.get_mut(&id) {
@@ -298,19 +278,9 @@ impl Broker {
             tracing::error!(form = id, %error, "could not store an outcome; the form stays as it was");
             return Err(error);
         }
-        let presenter = {
-            let mut state = self.lock();
-            let Some(form) = state.forms.get_mut(&id) else {
-                // Dropped while the outcome was written: it has ended.
-                return Ok(false);
-            };
-            form.finishing = false;
-            form.record = record.clone();
-            let presenter = form.presenter.take();
-            if let Some(session) = state.sessions.get_mut(&record.session) {
-                session.queue.retain(|f| *f != id);
-            }
-            presenter
+        let Some(presenter) = self.lock().settle(id, record.clone()) else {
+            // Dropped while the outcome was written: it has ended.
+            return Ok(false);
         };
         self.forget_deadline(id);
         if let Some(presenter) = presenter

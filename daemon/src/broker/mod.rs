@@ -10,6 +10,7 @@ mod delivery;
 mod dispatch;
 mod forms;
 mod handoff;
+mod queue;
 mod remember;
 mod restore;
 mod retire;

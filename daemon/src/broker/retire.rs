@@ -59,15 +59,7 @@ impl Broker {
         let mut sessions = Vec::new();
         for (record, _) in &dropping {
             let id = record.id;
-            let form = {
-                let mut state = self.lock();
-                let form = state.forms.remove(&id);
-                if let Some(session) = state.sessions.get_mut(&record.session) {
-                    session.queue.retain(|f| *f != id);
-                    session.forms.remove(&id);
-                }
-                form
-            };
+            let form = self.lock().remove_form(id);
             self.forget_deadline(id);
             if let Some(presenter) = form.and_then(|mut f| f.presenter.take()) {
                 self.withdraw(&presenter, id, reason);
