@@ -74,11 +74,7 @@ impl Broker {
     pub(crate) fn sweep_answers(self: &Arc<Self>) -> Result<(), Error> {
         let files: &AnswerFiles = &self.answers;
         for id in files.forms()? {
-            let live = self
-                .lock()
-                .forms
-                .get(&id)
-                .is_some_and(|f| f.record.content_in_file);
+            let live = self.lock().form(&id).is_some_and(|f| f.record.content_in_file);
             if !live {
                 tracing::info!(form = id, "erasing an answer's content nobody waits for");
                 self.erase_answer(id);

@@ -8,9 +8,9 @@ use elicit_proto::Error;
 use elicit_proto::dbus::{BROKER_PATH, Dict, Frontend1Proxy, dict_str, dict_strings};
 use zbus::zvariant::{ObjectPath, Value};
 
-use super::queue::{Presentations, Show};
 use super::sessions::secret;
 use super::state::{Capabilities, Frontend, Presenter};
+use super::state::{Presentations, Show};
 use super::{Broker, Caller};
 
 /// A proxy to the front-end `bus_name` serves at `path`; no property cache,
@@ -41,20 +41,15 @@ impl Broker {
             Some(Value::I32(p)) => *p,
             Some(_) => return Err(Error::BadArgument("option `priority` must be an i32".into())),
         };
-        let frontend = {
-            let mut state = self.lock();
-            state.registrations += 1;
-            let frontend = Frontend {
-                bus_name: caller.name.clone(),
-                path: path.to_string(),
-                name: dict_str(options, "name").unwrap_or_else(|| caller.name.clone()),
-                capabilities: Capabilities::from_names(dict_strings(options, "capabilities")),
-                priority,
-                order: state.registrations,
-            };
-            state.frontends.insert(caller.name.clone(), frontend.clone());
-            frontend
-        };
+        let frontend = self.lock().add_frontend(Frontend {
+            bus_name: caller.name.clone(),
+            path: path.to_string(),
+            name: dict_str(options, "name").unwrap_or_else(|| caller.name.clone()),
+            capabilities: Capabilities::from_names(dict_strings(options, "capabilities")),
+            priority,
+            // Set by the state: registration order.
+            order: 0,
+        });
         tracing::info!(frontend = %frontend.name, bus_name = %frontend.bus_name, "front-end registered");
         self.dispatch_all();
         Ok(())
@@ -79,16 +74,8 @@ impl Broker {
 
     /// Presents the head form of every session.
     pub(crate) fn dispatch_all(self: &Arc<Self>) {
-        // Oldest waiting form first, so that a front-end that arrives late
-        // is shown forms in the order they were asked, not in hash order.
-        let mut heads: Vec<(u64, String)> = self
-            .lock()
-            .sessions
-            .iter()
-            .map(|(id, session)| (session.queue.front().copied().unwrap_or(u64::MAX), id.clone()))
-            .collect();
-        heads.sort_unstable();
-        self.dispatch(heads.into_iter().map(|(_, id)| id));
+        let sessions = self.lock().sessions_by_head();
+        self.dispatch(sessions);
     }
 
     /// Presents the head form of each of `sessions` that has none shown.

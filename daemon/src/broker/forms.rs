@@ -6,8 +6,8 @@ use std::sync::Arc;
 use elicit_proto::dbus::{Origin, form_path};
 use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, validate_answer};
 
-use super::queue::FormLimits;
 use super::remember::Remember;
+use super::state::FormLimits;
 use super::state::{Form, State};
 use super::{Broker, Caller};
 use crate::bus::RequestIface;
@@ -117,9 +117,7 @@ impl Broker {
             self.lock().remove_form(id);
             return Err(error);
         }
-        if let Some(form) = self.lock().forms.get_mut(&id) {
-            form.ready = true;
-        }
+        self.lock().mark_ready(id);
         tracing::info!(form = id, %session, "form queued");
         self.form_changed(id, session, "queued", "");
         if let Some(verdict) = verdict {
@@ -137,7 +135,7 @@ impl Broker {
 
     /// The origin of `session`, once `caller` is known to own it.
     fn owned_session_origin(&self, caller: &Caller, session: &str) -> Result<Origin, Error> {
-        match self.lock().sessions.get(session) {
+        match self.lock().session(session) {
             Some(s) if s.record.owner == caller.name => Ok(s.record.origin.clone()),
             Some(_) => Err(Error::AccessDenied(format!(
                 "session {session} belongs to another client"
@@ -193,8 +191,7 @@ impl Broker {
         let (request, label) = {
             let state = self.lock();
             let form = state
-                .forms
-                .get(&id)
+                .form(&id)
                 .ok_or_else(|| Error::NotFound(format!("no form {id}")))?;
             match &form.presenter {
                 Some(p) if p.bus_name == caller.name && p.token == token => {
@@ -253,28 +250,20 @@ impl Broker {
         answered_by: &str,
         answerer: Option<&str>,
     ) -> Result<bool, Error> {
-        let (before, mut record) = {
-            let mut state = self.lock();
-            let Some(form) = state.forms.get_mut(&id) else {
-                return Ok(false);
-            };
-            if form.record.state == FormState::Answered || form.finishing {
-                return Ok(false);
-            }
-            form.finishing = true;
-            let before = form.record.clone();
+        let Some(before) = self.lock().begin_finish(id) else {
+            return Ok(false);
+        };
+        let mut record = {
             let mut record = before.clone();
             record.state = FormState::Answered;
             record.answer = Some(answer);
             record.reason = Some(reason.to_owned());
             record.answered_by = Some(answered_by.to_owned());
-            (before, record)
+            record
         };
         if let Err(error) = self.store_outcome(&mut record).await {
             self.undo_write(&before);
-            if let Some(form) = self.lock().forms.get_mut(&id) {
-                form.finishing = false;
-            }
+            self.lock().abandon_change(id);
             tracing::error!(form = id, %error, "could not store an outcome; the form stays as it was");
             return Err(error);
         }
@@ -327,8 +316,7 @@ impl Broker {
     /// The session a form belongs to.
     pub(crate) fn session_of_form(&self, id: u64) -> Result<String, Error> {
         self.lock()
-            .forms
-            .get(&id)
+            .form(&id)
             .map(|f| f.record.session.clone())
             .ok_or_else(|| Error::NotFound(format!("no form {id}")))
     }
@@ -339,15 +327,11 @@ impl Broker {
         let now = now_ms();
         // A form still being stored has not been accepted yet.
         let forms: Vec<serde_json::Value> = state
-            .forms
-            .values()
+            .forms()
             .filter(|form| form.ready)
             .map(|form| {
                 let record = &form.record;
-                let origin = state
-                    .sessions
-                    .get(&record.session)
-                    .map(|s| s.record.origin.clone());
+                let origin = state.session(&record.session).map(|s| s.record.origin.clone());
                 let fields: Vec<&str> = form
                     .request
                     .form()
@@ -385,12 +369,9 @@ pub(crate) fn live_form(record: FormRecord, request: Arc<Elicitation>, request_j
 
 /// The form of `session` that was submitted with id `sid`, if any.
 fn submitted_in(state: &State, session: &str, sid: &str) -> Option<u64> {
-    let forms = &state.sessions.get(session)?.forms;
-    forms.iter().copied().find(|id| {
-        state
-            .forms
-            .get(id)
-            .and_then(|f| f.record.submission_id.as_deref())
-            == Some(sid)
-    })
+    let forms = &state.session(session)?.forms;
+    forms
+        .iter()
+        .copied()
+        .find(|id| state.form(id).and_then(|f| f.record.submission_id.as_deref()) == Some(sid))
 }

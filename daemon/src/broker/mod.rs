@@ -10,7 +10,6 @@ mod delivery;
 mod dispatch;
 mod forms;
 mod handoff;
-mod queue;
 mod remember;
 mod restore;
 mod retire;
@@ -259,8 +258,7 @@ impl Broker {
 
     /// Counts for `elicit status` and the D-Bus properties.
     pub fn counts(&self) -> (usize, usize, usize) {
-        let state = self.lock();
-        (state.pending(), state.sessions.len(), state.frontends.len())
+        self.lock().counts()
     }
 }
 

@@ -25,16 +25,14 @@ impl Broker {
         {
             let mut state = self.lock();
             for id in ids {
-                let Some(form) = state.forms.get_mut(id) else {
+                let Some((mut record, request)) = state.begin_retire(*id) else {
                     continue;
                 };
-                form.finishing = true;
-                let mut record = form.record.clone();
                 if record.state != FormState::Answered {
                     record.answer = Some(Answer::bare(ElicitationAction::Cancel));
                     record.reason = Some(reason.to_owned());
                 }
-                dropping.push((record, form.request.clone()));
+                dropping.push((record, request));
             }
         }
         let Some(first) = dropping.first() else {
@@ -50,9 +48,7 @@ impl Broker {
         if let Err(error) = written.await {
             let mut state = self.lock();
             for (record, _) in &dropping {
-                if let Some(form) = state.forms.get_mut(&record.id) {
-                    form.finishing = false;
-                }
+                state.abandon_change(record.id);
             }
             return Err(error);
         }
@@ -95,8 +91,7 @@ impl Broker {
     ) -> Result<Written, Error> {
         let origin = self
             .lock()
-            .sessions
-            .get(&record.session)
+            .session(&record.session)
             .map(|s| s.record.origin.clone())
             .unwrap_or_default();
         let (fields, url_host) = match &request.mode {

@@ -149,8 +149,7 @@ impl Broker {
         }
         let pending = self
             .lock()
-            .forms
-            .get(&id)
+            .form(&id)
             .is_some_and(|f| f.record.state != FormState::Answered);
         if pending {
             self.deadlines

@@ -56,8 +56,7 @@ impl Broker {
 
     fn resume_token(&self, session: &str) -> Result<String, Error> {
         self.lock()
-            .sessions
-            .get(session)
+            .session(session)
             .map(|s| s.record.resume_token.clone())
             .ok_or_else(|| Error::NotFound(format!("no session {session}")))
     }

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use elicit_proto::Error;
 use elicit_proto::dbus::Dict;
 
-use super::present;
-use super::state::{Form, Frontend, Presenter, State};
+use super::{Form, Frontend, Presenter, State};
+use crate::broker::present;
 use crate::store::{FormRecord, FormState};
 
 /// A `Show` call decided under the lock, to be made after it.
