@@ -6,16 +6,20 @@
 //! moment loses nothing that anyone was told about; with [`SyncMode::Full`]
 //! (the default) each flush is also synced to stable storage
 //! ([`crate::durable`]), so that a power cut loses nothing either.
+//!
+//! A failed write (a full disk) poisons sled 0.34's handle: it keeps its
+//! first I/O error and returns it from every later write and flush, even
+//! once space is free again. The store then drops the handle and opens the
+//! database again before the next call, which brings back what was durable
+//! and nothing else; a write that went into the dropped handle fails its
+//! [`Store::commit`] instead of passing for durable.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use elicit_proto::Answer;
-use elicit_proto::dbus::Origin;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 
 use crate::durable::{Durable, SyncError, SyncMode};
 
@@ -33,8 +37,8 @@ pub enum StoreError {
     Sync(#[from] SyncError),
     /// The database could not be opened again after a failed write; the
     /// next call tries again.
-    #[error("the store is closed after a failed write and could not be reopened yet")]
-    Closed,
+    #[error("the store could not be reopened after a failed write (next call tries again): {0}")]
+    Closed(String),
     /// The write went into a database handle that a failed write poisoned,
     /// and was dropped with it.
     #[error("the write was lost: an earlier write to the store failed")]
@@ -47,105 +51,8 @@ impl From<StoreError> for elicit_proto::Error {
     }
 }
 
-/// One client session as stored.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SessionRecord {
-    /// The session id (the last element of its object path).
-    pub id: String,
-    /// The unique bus name of the owner when last seen.
-    pub owner: String,
-    /// The secret that re-attaches an owner.
-    pub resume_token: String,
-    /// Who is asking.
-    pub origin: Origin,
-    /// When the session opened, in milliseconds since the epoch.
-    pub opened_ms: u64,
-}
-
-/// Where a form is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FormState {
-    /// Waiting in its session's queue.
-    Queued,
-    /// Shown by a front-end or claimed by a control client.
-    Presented,
-    /// Has an outcome the owner has not acknowledged yet.
-    Answered,
-}
-
-impl FormState {
-    /// The state's name as signals and listings give it.
-    pub fn name(self) -> &'static str {
-        match self {
-            FormState::Queued => "queued",
-            FormState::Presented => "presented",
-            FormState::Answered => "answered",
-        }
-    }
-}
-
-/// One form as stored.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct FormRecord {
-    /// The form id, unique for the life of the store.
-    pub id: u64,
-    /// The session it belongs to.
-    pub session: String,
-    /// The `elicitation/create` params as the server sent them.
-    pub request: serde_json::Value,
-    /// The submitter's idempotency key, if it gave one.
-    pub submission_id: Option<String>,
-    /// Where the form is.
-    pub state: FormState,
-    /// The outcome, while answered but not yet delivered; never copied
-    /// to history. In sled its content is always empty: the content
-    /// lives in an answer file (see `crate::answers`).
-    pub answer: Option<Answer>,
-    /// The answer's content is in `answers/<id>`, not here.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub content_in_file: bool,
-    /// Why it ended as it did (`answered`, `timeout`, a rule's reason …).
-    pub reason: Option<String>,
-    /// Who decided: a front-end's name, a control client, `timeout`.
-    pub answered_by: Option<String>,
-    /// When it was submitted, in milliseconds since the epoch.
-    pub created_ms: u64,
-    /// When it expires, in milliseconds since the epoch.
-    pub deadline_ms: Option<u64>,
-}
-
-/// A finished form: who asked, what, which fields, the outcome — never the
-/// values of an answer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct HistoryRecord {
-    /// The form id.
-    pub form: u64,
-    /// The session id.
-    pub session: String,
-    /// Who asked.
-    pub origin: Origin,
-    /// `form` or `url`.
-    pub mode: String,
-    /// The message shown.
-    pub message: String,
-    /// The names of the fields asked for.
-    pub fields: Vec<String>,
-    /// For URL mode, the host of the URL.
-    pub url_host: Option<String>,
-    /// accept, decline or cancel.
-    pub outcome: String,
-    /// Why (`answered`, `timeout`, `client-gone`, `closed`, a rule's …).
-    pub reason: String,
-    /// Who decided.
-    pub answered_by: Option<String>,
-    /// Whether the owner received the outcome.
-    pub delivered: bool,
-    /// Submission time, in milliseconds since the epoch.
-    pub created_ms: u64,
-    /// End time, in milliseconds since the epoch.
-    pub finished_ms: u64,
-}
+mod records;
+pub use records::{FormRecord, FormState, HistoryRecord, SessionRecord};
 
 /// The sled database and its trees.
 #[derive(Debug, Clone)]
@@ -166,6 +73,10 @@ struct Shared {
     /// same handle, even after space is freed, so the handle must be
     /// reopened before anything can be stored again.
     poisoned: AtomicBool,
+    /// Why the last reopen failed, for the errors of calls meanwhile.
+    closed_by: std::sync::Mutex<String>,
+    /// The pending lazy flush, ended by [`Store::stop`].
+    lazy_task: std::sync::Mutex<Option<tokio_util::task::AbortOnDropHandle<()>>>,
     /// Counts reopens: a write made into a database that was dropped since
     /// is lost, whatever a later flush of the new one says.
     generation: AtomicU64,
@@ -245,6 +156,8 @@ impl Store {
                 history_len: AtomicUsize::new(handles.history.len()),
                 handles: RwLock::new(Some(handles)),
                 poisoned: AtomicBool::new(false),
+                closed_by: std::sync::Mutex::default(),
+                lazy_task: std::sync::Mutex::default(),
                 generation: AtomicU64::new(0),
                 flusher: Flusher::default(),
                 durable: Durable::open(dir, sync)?,
@@ -262,7 +175,15 @@ impl Store {
             .handles
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let handles = handles.as_ref().ok_or(StoreError::Closed)?;
+        let handles = handles.as_ref().ok_or_else(|| {
+            StoreError::Closed(
+                self.shared
+                    .closed_by
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone(),
+            )
+        })?;
         let result = work(handles);
         if let Err(StoreError::Sled(sled::Error::Io(_))) = &result {
             self.shared.poisoned.store(true, Ordering::SeqCst);
@@ -294,7 +215,9 @@ impl Store {
         }
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
         *handles = None;
-        let opened = Handles::open(&self.shared.dir)?;
+        let opened = Handles::open(&self.shared.dir).inspect_err(|error| {
+            *self.shared.closed_by.lock().unwrap_or_else(|p| p.into_inner()) = error.to_string();
+        })?;
         self.shared
             .history_len
             .store(opened.history.len(), Ordering::Relaxed);
@@ -351,7 +274,7 @@ impl Store {
             return;
         }
         let store = self.clone();
-        tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             tokio::time::sleep(LAZY_FLUSH).await;
             store.shared.flusher.lazy_scheduled.store(false, Ordering::SeqCst);
             let target = store.shared.flusher.lazy.load(Ordering::SeqCst);
@@ -359,6 +282,21 @@ impl Store {
                 tracing::error!(%error, "a delayed flush failed");
             }
         });
+        *self.shared.lazy_task.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(tokio_util::task::AbortOnDropHandle::new(task));
+    }
+
+    /// Ends the pending lazy flush, for an orderly stop; call
+    /// [`Store::flush`] after it to make those writes durable.
+    pub fn stop(&self) {
+        let task = self
+            .shared
+            .lazy_task
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        drop(task);
+        self.shared.flusher.lazy_scheduled.store(false, Ordering::SeqCst);
     }
 
     async fn flush_through(&self, mine: u64) -> Result<(), StoreError> {
