@@ -58,25 +58,20 @@ impl Broker {
                     continue;
                 }
             };
-            if record.state == FormState::Presented {
-                record.state = FormState::Queued;
-            }
             let delivered = !self.load_content(&mut record)?;
             if self.lock().session(&record.session).is_none() {
                 // Made durable by the flush at the end.
                 let _removed = self.store.remove_form(record.id)?;
                 continue;
             }
-            let mut form = live_form(record.clone(), Arc::new(request), &request_json);
-            form.ready = true;
+            let form = live_form(record.clone(), Arc::new(request), &request_json);
             if delivered {
                 // Acknowledged and erased just before the crash: it goes
                 // to history, not to its owner a second time.
                 acknowledged.push(form);
                 continue;
             }
-            // In id order, so its queue is in submission order again.
-            self.lock().admit(form);
+            self.lock().restore(form);
             self.conn
                 .object_server()
                 .at(

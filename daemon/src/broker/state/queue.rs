@@ -82,6 +82,18 @@ impl State {
         self.forms.insert(id, form);
     }
 
+    /// Takes back a form stored before a restart. Call in id order, so
+    /// that each queue is in submission order again: a form that was
+    /// presented waits again (no front-end holds it any more).
+    pub(crate) fn restore(&mut self, mut form: Form) {
+        if form.record.state == FormState::Presented {
+            form.record.state = FormState::Queued;
+        }
+        form.presenter = None;
+        form.ready = true;
+        self.admit(form);
+    }
+
     /// Removes form `id` from its session and from the state.
     pub(crate) fn remove_form(&mut self, id: u64) -> Option<Form> {
         let form = self.forms.remove(&id)?;

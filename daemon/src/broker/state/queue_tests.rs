@@ -246,6 +246,31 @@ fn removal_frees_the_place_and_shows_the_next() {
 }
 
 #[test]
+fn a_restart_puts_presented_forms_back_in_their_queue_in_order() {
+    let mut state = State::default();
+    session(&mut state, "a");
+    let request = Arc::new(Elicitation::parse_str(FORM, &Limits::default()).expect("valid"));
+    for (id, stored) in [
+        (1, FormState::Answered),
+        (2, FormState::Presented),
+        (3, FormState::Queued),
+    ] {
+        let mut record = record(id, "a");
+        record.state = stored;
+        state.restore(live_form(record, request.clone(), FORM));
+    }
+    assert_eq!(
+        state.sessions["a"].queue,
+        [2, 3],
+        "the answered one waits in no queue"
+    );
+    assert_eq!(state.sessions["a"].forms.len(), 3);
+    assert_eq!(state.forms[&2].record.state, FormState::Queued);
+    frontend(&mut state, ":1.1", "gtk");
+    assert_eq!(present(&mut state, &["a"])[0].0, 2);
+}
+
+#[test]
 fn admission_keeps_the_limits() {
     let mut state = State::default();
     session(&mut state, "a");
