@@ -105,9 +105,16 @@ pub(crate) async fn run_timer(broker: Weak<Broker>, deadlines: Arc<Deadlines>) {
                 }
             }
         }
-        for id in deadlines.take_due(now_ms()) {
-            let Some(broker) = broker.upgrade() else { return };
-            broker.expire(id).await;
+        let due = deadlines.take_due(now_ms());
+        if due.is_empty() {
+            continue;
+        }
+        let Some(broker) = broker.upgrade() else { return };
+        // Each on a task of its own, so that expiries due together share
+        // one flush (the group commit) instead of waiting in line.
+        for id in due {
+            let expiring = broker.clone();
+            broker.spawn(async move { expiring.expire(id).await });
         }
     }
 }
