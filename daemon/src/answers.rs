@@ -90,16 +90,24 @@ impl AnswerFiles {
         // then find the old content or the new, never a torn one. The
         // temporary name is no form id, so start-up erases a leftover.
         let temporary = self.dir.join(format!(".{form}.new"));
-        let mut file = OpenOptions::new()
+        let written = OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
             .mode(0o600)
             .open(&temporary)
-            .map_err(io(&temporary))?;
-        file.write_all(&bytes).map_err(io(&temporary))?;
-        if self.sync == SyncMode::Full {
-            file.sync_all().map_err(io(&temporary))?;
+            .and_then(|mut file| {
+                file.write_all(&bytes)?;
+                if self.sync == SyncMode::Full {
+                    file.sync_all()?;
+                }
+                Ok(())
+            });
+        if let Err(error) = written {
+            // A part of the content may be in it, and on a full disk it
+            // holds space that the next write needs.
+            let _ = std::fs::remove_file(&temporary);
+            return Err(io(&temporary)(error));
         }
         std::fs::rename(&temporary, &path).map_err(io(&path))?;
         if self.sync == SyncMode::ProcessCrash {

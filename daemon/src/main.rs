@@ -94,18 +94,25 @@ async fn main() -> ExitCode {
         (_, Some(Err(error))) => Err(error.into()),
         _ => Err(anyhow!("no home directory: pass --state-dir")),
     };
-    match started {
-        Ok(()) => ExitCode::SUCCESS,
+    let code = match started {
+        Ok(()) => 0,
         Err(error) => {
             tracing::error!("{error:#}");
-            ExitCode::FAILURE
+            1
         }
-    }
+    };
+    // Not through the runtime's drop, which waits for every blocking
+    // thread: a write stuck on a dead disk must not keep a stopped daemon
+    // alive. What must survive was flushed (or given up on) in `run`.
+    std::process::exit(code)
 }
 
 /// How long a daemon waits for the one before it to finish its last flush
 /// and exit, before it says that another elicitd holds the directory.
 const STOPPING_PREDECESSOR: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How long an orderly stop waits for the last flush.
+const LAST_FLUSH: std::time::Duration = std::time::Duration::from_secs(1);
 
 async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     let config_path = args
@@ -139,7 +146,7 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
         Some(Arc::new(Rules::start(
             dirs,
             config.limits.clone(),
-            store.remembered()?,
+            store.clone(),
             config.policy.secret_guard,
         )?))
     } else {
@@ -150,7 +157,7 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     conn.object_server()
         .at(BROKER_PATH, BrokerIface::new(broker.clone()))
         .await?;
-    tokio::spawn(watch(broker.clone()));
+    broker.spawn(watch(broker.clone()));
     if let Err(error) = conn
         .request_name_with_flags(BUS_NAME, zbus::fdo::RequestNameFlags::DoNotQueue.into())
         .await
@@ -171,8 +178,16 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
         () = conn.closed() => "its bus connection closed",
     };
     tracing::info!("elicitd stopping: {reason}");
-    if let Err(error) = broker.flush().await {
-        tracing::error!(%error, "the last flush failed");
+    broker.stop().await;
+    // Bounded: a stop must not wait on a disk that no longer answers.
+    // On a task of its own: a flush blocks its thread, and the timeout
+    // must still fire.
+    let flushing = tokio::spawn(async move { broker.flush().await });
+    match tokio::time::timeout(LAST_FLUSH, flushing).await {
+        Ok(Ok(Ok(()))) => {}
+        Ok(Ok(Err(error))) => tracing::error!(%error, "the last flush failed"),
+        Ok(Err(error)) => tracing::error!(%error, "the last flush failed"),
+        Err(_) => tracing::error!("the last flush did not finish within {LAST_FLUSH:?}"),
     }
     Ok(())
 }

@@ -7,6 +7,8 @@ use elicit_proto::dbus::Origin;
 use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, Limits};
 use elicitd_policy::{Budget, Policy, PolicyWatcher, Remembered, RememberedChoice, SecretGuard, Verdict};
 
+use crate::store::Store;
+
 /// A decision that spares the human.
 #[derive(Debug, Clone)]
 pub struct PolicyVerdict {
@@ -22,7 +24,10 @@ pub struct PolicyVerdict {
 /// remembered choices.
 pub struct Rules {
     watcher: PolicyWatcher,
-    remembered: Remembered,
+    /// Where the remembered choices live; their tree is taken for each
+    /// call and let go after it, since reopening the store after a failed
+    /// write needs every handle of the old database gone.
+    store: Store,
 }
 
 impl std::fmt::Debug for Rules {
@@ -37,12 +42,12 @@ fn policy_error(error: elicitd_policy::PolicyError) -> Error {
 
 impl Rules {
     /// Loads the rules of `dirs` (the built-in defaults always come first)
-    /// and watches them; remembered choices live in `tree`. The built-in
+    /// and watches them; remembered choices live in `store`. The built-in
     /// secret guard runs before them all unless `secret_guard` is false.
     pub fn start(
         dirs: Vec<PathBuf>,
         limits: Limits,
-        tree: sled::Tree,
+        store: Store,
         secret_guard: bool,
     ) -> Result<Rules, Error> {
         let guard = if secret_guard {
@@ -58,10 +63,7 @@ impl Rules {
         for (file, problem) in watcher.current().problems() {
             tracing::warn!(file = %file.display(), %problem, "a rules file was skipped");
         }
-        Ok(Rules {
-            watcher,
-            remembered: Remembered::new(tree),
-        })
+        Ok(Rules { watcher, store })
     }
 
     /// The standard rules directories.
@@ -72,10 +74,19 @@ impl Rules {
     /// Decides `request`; `None` asks the human. A rule that fails asks
     /// the human too, never accepts.
     pub fn decide(&self, request: &Elicitation, origin: &Origin, session: &str) -> Option<PolicyVerdict> {
+        // Without the store no rule decides: the human is asked, as when
+        // a rule fails.
+        let remembered = match self.remembered_tree() {
+            Ok(remembered) => remembered,
+            Err(error) => {
+                tracing::warn!(%error, "no remembered choices now: asking the human");
+                return None;
+            }
+        };
         let decision = self
             .watcher
             .current()
-            .decide_with(&self.remembered, request, origin, session);
+            .decide_with(&remembered, request, origin, session);
         let answer = decision.verdict.to_answer()?;
         Some(PolicyVerdict {
             reason: decision
@@ -100,18 +111,22 @@ impl Rules {
             ElicitationAction::Decline => Verdict::Decline,
             _ => Verdict::Cancel,
         };
-        self.remembered
+        self.remembered_tree()?
             .remember_for(server, exe, cwd, verdict)
             .map_err(policy_error)
     }
 
     /// Every remembered choice.
     pub fn remembered(&self) -> Result<Vec<RememberedChoice>, Error> {
-        self.remembered.list().map_err(policy_error)
+        self.remembered_tree()?.list().map_err(policy_error)
     }
 
     /// Forgets a remembered choice; false if there was none.
     pub fn forget(&self, id: u64) -> Result<bool, Error> {
-        self.remembered.forget(id).map_err(policy_error)
+        self.remembered_tree()?.forget(id).map_err(policy_error)
+    }
+
+    fn remembered_tree(&self) -> Result<Remembered, Error> {
+        Ok(Remembered::new(self.store.remembered()?))
     }
 }

@@ -6,16 +6,20 @@
 //! moment loses nothing that anyone was told about; with [`SyncMode::Full`]
 //! (the default) each flush is also synced to stable storage
 //! ([`crate::durable`]), so that a power cut loses nothing either.
+//!
+//! A failed write (a full disk) poisons sled 0.34's handle: it keeps its
+//! first I/O error and returns it from every later write and flush, even
+//! once space is free again. The store then drops the handle and opens the
+//! database again before the next call, which brings back what was durable
+//! and nothing else; a write that went into the dropped handle fails its
+//! [`Store::commit`] instead of passing for durable.
 
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use elicit_proto::Answer;
-use elicit_proto::dbus::Origin;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 
 use crate::durable::{Durable, SyncError, SyncMode};
 
@@ -31,6 +35,14 @@ pub enum StoreError {
     /// A flushed write could not be brought to stable storage.
     #[error(transparent)]
     Sync(#[from] SyncError),
+    /// The database could not be opened again after a failed write; the
+    /// next call tries again.
+    #[error("the store could not be reopened after a failed write (next call tries again): {0}")]
+    Closed(String),
+    /// The write went into a database handle that a failed write poisoned,
+    /// and was dropped with it.
+    #[error("the write was lost: an earlier write to the store failed")]
+    Lost,
 }
 
 impl From<StoreError> for elicit_proto::Error {
@@ -39,119 +51,75 @@ impl From<StoreError> for elicit_proto::Error {
     }
 }
 
-/// One client session as stored.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SessionRecord {
-    /// The session id (the last element of its object path).
-    pub id: String,
-    /// The unique bus name of the owner when last seen.
-    pub owner: String,
-    /// The secret that re-attaches an owner.
-    pub resume_token: String,
-    /// Who is asking.
-    pub origin: Origin,
-    /// When the session opened, in milliseconds since the epoch.
-    pub opened_ms: u64,
-}
-
-/// Where a form is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FormState {
-    /// Waiting in its session's queue.
-    Queued,
-    /// Shown by a front-end or claimed by a control client.
-    Presented,
-    /// Has an outcome the owner has not acknowledged yet.
-    Answered,
-}
-
-impl FormState {
-    /// The state's name as signals and listings give it.
-    pub fn name(self) -> &'static str {
-        match self {
-            FormState::Queued => "queued",
-            FormState::Presented => "presented",
-            FormState::Answered => "answered",
-        }
-    }
-}
-
-/// One form as stored.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct FormRecord {
-    /// The form id, unique for the life of the store.
-    pub id: u64,
-    /// The session it belongs to.
-    pub session: String,
-    /// The `elicitation/create` params as the server sent them.
-    pub request: serde_json::Value,
-    /// The submitter's idempotency key, if it gave one.
-    pub submission_id: Option<String>,
-    /// Where the form is.
-    pub state: FormState,
-    /// The outcome, while answered but not yet delivered; never copied
-    /// to history. In sled its content is always empty: the content
-    /// lives in an answer file (see `crate::answers`).
-    pub answer: Option<Answer>,
-    /// The answer's content is in `answers/<id>`, not here.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub content_in_file: bool,
-    /// Why it ended as it did (`answered`, `timeout`, a rule's reason …).
-    pub reason: Option<String>,
-    /// Who decided: a front-end's name, a control client, `timeout`.
-    pub answered_by: Option<String>,
-    /// When it was submitted, in milliseconds since the epoch.
-    pub created_ms: u64,
-    /// When it expires, in milliseconds since the epoch.
-    pub deadline_ms: Option<u64>,
-}
-
-/// A finished form: who asked, what, which fields, the outcome — never the
-/// values of an answer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct HistoryRecord {
-    /// The form id.
-    pub form: u64,
-    /// The session id.
-    pub session: String,
-    /// Who asked.
-    pub origin: Origin,
-    /// `form` or `url`.
-    pub mode: String,
-    /// The message shown.
-    pub message: String,
-    /// The names of the fields asked for.
-    pub fields: Vec<String>,
-    /// For URL mode, the host of the URL.
-    pub url_host: Option<String>,
-    /// accept, decline or cancel.
-    pub outcome: String,
-    /// Why (`answered`, `timeout`, `client-gone`, `closed`, a rule's …).
-    pub reason: String,
-    /// Who decided.
-    pub answered_by: Option<String>,
-    /// Whether the owner received the outcome.
-    pub delivered: bool,
-    /// Submission time, in milliseconds since the epoch.
-    pub created_ms: u64,
-    /// End time, in milliseconds since the epoch.
-    pub finished_ms: u64,
-}
+mod records;
+pub use records::{FormRecord, FormState, HistoryRecord, SessionRecord};
 
 /// The sled database and its trees.
 #[derive(Debug, Clone)]
 pub struct Store {
+    shared: Arc<Shared>,
+}
+
+/// What every clone of a [`Store`] shares.
+#[derive(Debug)]
+struct Shared {
+    dir: PathBuf,
+    /// `None` between dropping a poisoned database and opening it again
+    /// (see [`Store::reopen`]). Every sled call holds the read side, so
+    /// that a reopen waits for calls in flight.
+    handles: RwLock<Option<Handles>>,
+    /// A sled write or flush failed with an I/O error: sled 0.34 keeps
+    /// that error and returns it from every later write and flush of the
+    /// same handle, even after space is freed, so the handle must be
+    /// reopened before anything can be stored again.
+    poisoned: AtomicBool,
+    /// Why the last reopen failed, for the errors of calls meanwhile.
+    closed_by: std::sync::Mutex<String>,
+    /// The pending lazy flush, ended by [`Store::stop`].
+    lazy_task: std::sync::Mutex<Option<tokio_util::task::AbortOnDropHandle<()>>>,
+    /// Counts reopens: a write made into a database that was dropped since
+    /// is lost, whatever a later flush of the new one says.
+    generation: AtomicU64,
+    /// sled counts a tree by walking it; retention needs the count on every
+    /// insert, so it is kept here.
+    history_len: AtomicUsize,
+    flusher: Flusher,
+    durable: Durable,
+}
+
+/// The database and the trees the broker uses most.
+#[derive(Debug)]
+struct Handles {
     db: sled::Db,
     sessions: sled::Tree,
     forms: sled::Tree,
     history: sled::Tree,
-    /// sled counts a tree by walking it; retention needs the count on every
-    /// insert, so it is kept here.
-    history_len: Arc<AtomicUsize>,
-    flusher: Arc<Flusher>,
-    durable: Arc<Durable>,
 }
+
+impl Handles {
+    fn open(dir: &Path) -> Result<Handles, sled::Error> {
+        // No periodic flush: every write that matters is flushed by its
+        // caller (group commit below), and sled's 500 ms flusher thread
+        // would wake an idle daemon twice a second.
+        let db = sled::Config::new()
+            .path(dir)
+            .mode(sled::Mode::LowSpace)
+            .flush_every_ms(None)
+            .open()?;
+        Ok(Handles {
+            sessions: db.open_tree("sessions")?,
+            forms: db.open_tree("forms")?,
+            history: db.open_tree("history")?,
+            db,
+        })
+    }
+}
+
+/// Proof that a write reached sled, to be made durable with
+/// [`Store::commit`]: it carries the database generation it went into.
+#[derive(Debug, Clone, Copy)]
+#[must_use = "a write is not durable until it is committed"]
+pub struct Written(u64);
 
 /// Group commit: concurrent callers share one flush.
 ///
@@ -181,47 +149,116 @@ impl Store {
     /// Opens (or creates) the store in `dir`; `sync` says whether a flush
     /// also reaches stable storage.
     pub fn open(dir: &Path, sync: SyncMode) -> Result<Store, StoreError> {
-        // No periodic flush: every write that matters is flushed by its
-        // caller (group commit below), and sled's 500 ms flusher thread
-        // would wake an idle daemon twice a second.
-        let db = sled::Config::new()
-            .path(dir)
-            .mode(sled::Mode::LowSpace)
-            .flush_every_ms(None)
-            .open()?;
-        let history = db.open_tree("history")?;
+        let handles = Handles::open(dir)?;
         Ok(Store {
-            sessions: db.open_tree("sessions")?,
-            forms: db.open_tree("forms")?,
-            history_len: Arc::new(AtomicUsize::new(history.len())),
-            flusher: Arc::default(),
-            durable: Arc::new(Durable::open(dir, sync)?),
-            history,
-            db,
+            shared: Arc::new(Shared {
+                dir: dir.to_owned(),
+                history_len: AtomicUsize::new(handles.history.len()),
+                handles: RwLock::new(Some(handles)),
+                poisoned: AtomicBool::new(false),
+                closed_by: std::sync::Mutex::default(),
+                lazy_task: std::sync::Mutex::default(),
+                generation: AtomicU64::new(0),
+                flusher: Flusher::default(),
+                durable: Durable::open(dir, sync)?,
+            }),
         })
     }
 
-    /// The tree of front-end registrations (their proof secrets).
-    pub fn registrations(&self) -> Result<sled::Tree, StoreError> {
-        Ok(self.db.open_tree("frontends")?)
+    /// Runs `work` on the open database; a poisoned one is reopened first.
+    fn with<T>(&self, work: impl FnOnce(&Handles) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        if self.shared.poisoned.load(Ordering::SeqCst) {
+            self.reopen()?;
+        }
+        let handles = self
+            .shared
+            .handles
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let handles = handles.as_ref().ok_or_else(|| {
+            StoreError::Closed(
+                self.shared
+                    .closed_by
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone(),
+            )
+        })?;
+        let result = work(handles);
+        if let Err(StoreError::Sled(sled::Error::Io(_))) = &result {
+            self.shared.poisoned.store(true, Ordering::SeqCst);
+        }
+        result
     }
 
-    /// The tree of remembered choices.
+    /// A write through [`Store::with`], stamped with its generation.
+    fn write(&self, work: impl FnOnce(&Handles) -> Result<(), StoreError>) -> Result<Written, StoreError> {
+        self.with(|handles| {
+            work(handles)?;
+            Ok(Written(self.shared.generation.load(Ordering::SeqCst)))
+        })
+    }
+
+    /// Drops the poisoned database and opens it again, which brings back
+    /// what was durable and forgets what was not (the failed writes, whose
+    /// callers were told). sled locks its file per open file description,
+    /// so this fails while any handle of the old database (a tree a
+    /// caller holds for a moment) is still alive; the next call retries.
+    fn reopen(&self) -> Result<(), StoreError> {
+        let mut handles = self
+            .shared
+            .handles
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !self.shared.poisoned.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        *handles = None;
+        let opened = Handles::open(&self.shared.dir).inspect_err(|error| {
+            *self.shared.closed_by.lock().unwrap_or_else(|p| p.into_inner()) = error.to_string();
+        })?;
+        self.shared
+            .history_len
+            .store(opened.history.len(), Ordering::Relaxed);
+        *handles = Some(opened);
+        self.shared.poisoned.store(false, Ordering::SeqCst);
+        tracing::warn!(dir = %self.shared.dir.display(), "reopened the store after a failed write");
+        Ok(())
+    }
+
+    /// The tree of front-end registrations (their proof secrets). Hold it
+    /// only for the call at hand: a reopen needs every handle gone.
+    pub fn registrations(&self) -> Result<sled::Tree, StoreError> {
+        self.with(|h| Ok(h.db.open_tree("frontends")?))
+    }
+
+    /// The tree of remembered choices; hold it only for the call at hand.
     pub fn remembered(&self) -> Result<sled::Tree, StoreError> {
-        Ok(self.db.open_tree("remembered")?)
+        self.with(|h| Ok(h.db.open_tree("remembered")?))
     }
 
     /// A new id, unique for the life of the store.
     pub fn next_id(&self) -> Result<u64, StoreError> {
         // sled's ids survive restarts and never repeat; +1 keeps 0 unused.
-        Ok(self.db.generate_id()? + 1)
+        self.with(|h| Ok(h.db.generate_id()? + 1))
     }
 
     /// Makes every write so far durable: flushed by sled and, in
     /// [`SyncMode::Full`], synced to stable storage.
     pub async fn flush(&self) -> Result<(), StoreError> {
-        let mine = self.flusher.requested.fetch_add(1, Ordering::SeqCst) + 1;
+        let mine = self.shared.flusher.requested.fetch_add(1, Ordering::SeqCst) + 1;
         self.flush_through(mine).await
+    }
+
+    /// Makes `written` durable; fails if it went into a database that was
+    /// dropped since (its flush failed, for this caller or another).
+    pub async fn commit(&self, written: Written) -> Result<(), StoreError> {
+        self.flush().await?;
+        if self.shared.generation.load(Ordering::SeqCst) != written.0 {
+            return Err(StoreError::Lost);
+        }
+        Ok(())
     }
 
     /// Makes every write so far durable within [`LAZY_FLUSH`], for writes
@@ -230,25 +267,40 @@ impl Store {
     /// then rides along with the next submission's or answer's instead of
     /// delaying it.
     pub fn flush_soon(&self) {
-        let flusher = &self.flusher;
+        let flusher = &self.shared.flusher;
         let mine = flusher.requested.fetch_add(1, Ordering::SeqCst) + 1;
         flusher.lazy.fetch_max(mine, Ordering::SeqCst);
         if flusher.lazy_scheduled.swap(true, Ordering::SeqCst) {
             return;
         }
         let store = self.clone();
-        tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             tokio::time::sleep(LAZY_FLUSH).await;
-            store.flusher.lazy_scheduled.store(false, Ordering::SeqCst);
-            let target = store.flusher.lazy.load(Ordering::SeqCst);
+            store.shared.flusher.lazy_scheduled.store(false, Ordering::SeqCst);
+            let target = store.shared.flusher.lazy.load(Ordering::SeqCst);
             if let Err(error) = store.flush_through(target).await {
                 tracing::error!(%error, "a delayed flush failed");
             }
         });
+        *self.shared.lazy_task.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(tokio_util::task::AbortOnDropHandle::new(task));
+    }
+
+    /// Ends the pending lazy flush, for an orderly stop; call
+    /// [`Store::flush`] after it to make those writes durable.
+    pub fn stop(&self) {
+        let task = self
+            .shared
+            .lazy_task
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        drop(task);
+        self.shared.flusher.lazy_scheduled.store(false, Ordering::SeqCst);
     }
 
     async fn flush_through(&self, mine: u64) -> Result<(), StoreError> {
-        let flusher = &self.flusher;
+        let flusher = &self.shared.flusher;
         let _running = flusher.running.lock().await;
         if flusher.durable.load(Ordering::SeqCst) >= mine {
             return Ok(());
@@ -276,71 +328,85 @@ impl Store {
     /// sled's flush, then the sync that makes it survive a power cut; one
     /// pair serves every write made before it (the group commit).
     fn flush_and_sync(&self) -> Result<(), StoreError> {
-        self.db.flush()?;
-        self.durable.sync()?;
+        self.with(|h| Ok(h.db.flush()?))?;
+        self.shared.durable.sync()?;
         Ok(())
     }
 
     /// Writes a session.
-    pub fn put_session(&self, session: &SessionRecord) -> Result<(), StoreError> {
-        self.sessions
-            .insert(session.id.as_bytes(), serde_json::to_vec(session)?)?;
-        Ok(())
+    pub fn put_session(&self, session: &SessionRecord) -> Result<Written, StoreError> {
+        let bytes = serde_json::to_vec(session)?;
+        self.write(|h| {
+            h.sessions.insert(session.id.as_bytes(), bytes)?;
+            Ok(())
+        })
     }
 
     /// Deletes a session.
-    pub fn remove_session(&self, id: &str) -> Result<(), StoreError> {
-        self.sessions.remove(id.as_bytes())?;
-        Ok(())
+    pub fn remove_session(&self, id: &str) -> Result<Written, StoreError> {
+        self.write(|h| {
+            h.sessions.remove(id.as_bytes())?;
+            Ok(())
+        })
     }
 
     /// Writes a form.
-    pub fn put_form(&self, form: &FormRecord) -> Result<(), StoreError> {
-        self.forms
-            .insert(form.id.to_be_bytes(), serde_json::to_vec(form)?)?;
-        Ok(())
+    pub fn put_form(&self, form: &FormRecord) -> Result<Written, StoreError> {
+        let bytes = serde_json::to_vec(form)?;
+        self.write(|h| {
+            h.forms.insert(form.id.to_be_bytes(), bytes)?;
+            Ok(())
+        })
     }
 
     /// Deletes a form, and with it any answer content it held.
-    pub fn remove_form(&self, id: u64) -> Result<(), StoreError> {
-        self.forms.remove(id.to_be_bytes())?;
-        Ok(())
+    pub fn remove_form(&self, id: u64) -> Result<Written, StoreError> {
+        self.write(|h| {
+            h.forms.remove(id.to_be_bytes())?;
+            Ok(())
+        })
     }
 
     /// Every session.
     pub fn sessions(&self) -> Result<Vec<SessionRecord>, StoreError> {
-        all(&self.sessions)
+        self.with(|h| all(&h.sessions))
     }
 
     /// Every form, in submission order.
     pub fn forms(&self) -> Result<Vec<FormRecord>, StoreError> {
-        all(&self.forms)
+        self.with(|h| all(&h.forms))
     }
 
     /// Adds a history record, dropping the oldest beyond `max_records`.
-    pub fn add_history(&self, record: &HistoryRecord, max_records: usize) -> Result<(), StoreError> {
+    pub fn add_history(&self, record: &HistoryRecord, max_records: usize) -> Result<Written, StoreError> {
         let mut key = record.finished_ms.to_be_bytes().to_vec();
         key.extend_from_slice(&record.form.to_be_bytes());
-        if self.history.insert(key, serde_json::to_vec(record)?)?.is_none() {
-            self.history_len.fetch_add(1, Ordering::Relaxed);
-        }
-        while self.history_len.load(Ordering::Relaxed) > max_records {
-            if self.history.pop_min()?.is_none() {
-                break;
+        let bytes = serde_json::to_vec(record)?;
+        let len = &self.shared.history_len;
+        self.write(|h| {
+            if h.history.insert(key, bytes)?.is_none() {
+                len.fetch_add(1, Ordering::Relaxed);
             }
-            self.history_len.fetch_sub(1, Ordering::Relaxed);
-        }
-        Ok(())
+            while len.load(Ordering::Relaxed) > max_records {
+                if h.history.pop_min()?.is_none() {
+                    break;
+                }
+                len.fetch_sub(1, Ordering::Relaxed);
+            }
+            Ok(())
+        })
     }
 
     /// The newest `limit` history records, newest first.
     pub fn history(&self, limit: usize) -> Result<Vec<HistoryRecord>, StoreError> {
-        self.history
-            .iter()
-            .rev()
-            .take(limit)
-            .map(|item| Ok(serde_json::from_slice(&item?.1)?))
-            .collect()
+        self.with(|h| {
+            h.history
+                .iter()
+                .rev()
+                .take(limit)
+                .map(|item| Ok(serde_json::from_slice(&item?.1)?))
+                .collect()
+        })
     }
 }
 

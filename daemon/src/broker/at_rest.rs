@@ -7,7 +7,7 @@ use elicit_proto::Error;
 
 use super::Broker;
 use crate::answers::AnswerFiles;
-use crate::store::FormRecord;
+use crate::store::{FormRecord, Written};
 
 /// Runs blocking file work in place on a multi-threaded runtime, as the
 /// store's flush does, and plainly elsewhere.
@@ -23,17 +23,20 @@ impl Broker {
     /// file first, so that sled never holds it and never points to a file
     /// that a crash could have torn. The content is back in `record` on
     /// return.
-    pub(crate) fn put_form_private(&self, record: &mut FormRecord) -> Result<(), Error> {
+    pub(crate) fn put_form_private(&self, record: &mut FormRecord) -> Result<Written, Error> {
         let content = record.answer.as_mut().and_then(|a| a.content.take());
         let Some(content) = content else {
-            self.store.put_form(record)?;
-            return Ok(());
+            return Ok(self.store.put_form(record)?);
         };
         let written = blocking(|| self.answers.write(record.id, &content));
         record.content_in_file = written.is_ok();
         let stored = written
             .map_err(Error::from)
             .and_then(|()| Ok(self.store.put_form(record)?));
+        if stored.is_err() {
+            // Its file would outlive the failed write until a restart.
+            self.erase_answer(record.id);
+        }
         if let Some(answer) = record.answer.as_mut() {
             answer.content = Some(content);
         }
@@ -71,11 +74,7 @@ impl Broker {
     pub(crate) fn sweep_answers(self: &Arc<Self>) -> Result<(), Error> {
         let files: &AnswerFiles = &self.answers;
         for id in files.forms()? {
-            let live = self
-                .lock()
-                .forms
-                .get(&id)
-                .is_some_and(|f| f.record.content_in_file);
+            let live = self.lock().form(&id).is_some_and(|f| f.record.content_in_file);
             if !live {
                 tracing::info!(form = id, "erasing an answer's content nobody waits for");
                 self.erase_answer(id);

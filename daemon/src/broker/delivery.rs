@@ -15,8 +15,7 @@ impl Broker {
         let Some(answer) = &record.answer else { return };
         let Some(owner) = self
             .lock()
-            .sessions
-            .get(&record.session)
+            .session(&record.session)
             .map(|s| s.record.owner.clone())
         else {
             return;
@@ -57,29 +56,15 @@ impl Broker {
     pub async fn acknowledge(&self, caller: &Caller, id: u64) -> Result<(), Error> {
         let session = self.session_of_form(id)?;
         self.check_owner(caller, &session)?;
-        let form = {
-            let mut state = self.lock();
-            match state.forms.get(&id) {
-                Some(form) if form.record.state == FormState::Answered => {
-                    if let Some(owning) = state.sessions.get_mut(&session) {
-                        owning.forms.remove(&id);
-                    }
-                    state.forms.remove(&id)
-                }
-                Some(_) => return Err(Error::WrongState(format!("form {id} has no outcome yet"))),
-                None => None,
-            }
-        };
-        let Some(form) = form else {
-            return Err(Error::NotFound(format!("no form {id}")));
-        };
-        self.retire(&form, true).await?;
-        self.form_changed(
-            id,
-            &session,
-            "delivered",
-            form.record.reason.as_deref().unwrap_or(""),
-        );
+        let (record, request) = self.lock().begin_acknowledge(id)?;
+        // Flushed lazily: losing it repeats a delivery, which clients drop.
+        if let Err(error) = self.write_retired(&record, &request, true) {
+            self.lock().abandon_change(id);
+            return Err(error);
+        }
+        self.lock().remove_form(id);
+        self.forget_retired(&record).await;
+        self.form_changed(id, &session, "delivered", record.reason.as_deref().unwrap_or(""));
         Ok(())
     }
 
@@ -89,10 +74,10 @@ impl Broker {
         self.check_owner(caller, session)?;
         let answered: Vec<FormRecord> = {
             let state = self.lock();
-            let ids = state.sessions.get(session).map(|s| &s.forms);
+            let ids = state.session(session).map(|s| &s.forms);
             ids.into_iter()
                 .flatten()
-                .filter_map(|id| state.forms.get(id))
+                .filter_map(|id| state.form(id))
                 .filter(|f| f.record.state == FormState::Answered)
                 .map(|f| f.record.clone())
                 .collect()

@@ -10,8 +10,8 @@ use zbus::zvariant::{ObjectPath, Value};
 
 use super::sessions::secret;
 use super::state::{Capabilities, Frontend, Presenter};
-use super::{Broker, Caller, present};
-use crate::store::FormState;
+use super::state::{Presentations, Show};
+use super::{Broker, Caller};
 
 /// A proxy to the front-end `bus_name` serves at `path`; no property cache,
 /// since `Frontend1` has none and building one costs round trips.
@@ -28,15 +28,6 @@ async fn frontend_proxy(
         .await
 }
 
-/// One `Show` call to make once the lock is released.
-struct ShowJob {
-    presenter: Presenter,
-    form: u64,
-    session: String,
-    request_json: Arc<str>,
-    info: Dict,
-}
-
 impl Broker {
     /// Registers the caller as a front-end served at `path`.
     pub fn register_frontend(
@@ -50,20 +41,15 @@ impl Broker {
             Some(Value::I32(p)) => *p,
             Some(_) => return Err(Error::BadArgument("option `priority` must be an i32".into())),
         };
-        let frontend = {
-            let mut state = self.lock();
-            state.registrations += 1;
-            let frontend = Frontend {
-                bus_name: caller.name.clone(),
-                path: path.to_string(),
-                name: dict_str(options, "name").unwrap_or_else(|| caller.name.clone()),
-                capabilities: Capabilities::from_names(dict_strings(options, "capabilities")),
-                priority,
-                order: state.registrations,
-            };
-            state.frontends.insert(caller.name.clone(), frontend.clone());
-            frontend
-        };
+        let frontend = self.lock().add_frontend(Frontend {
+            bus_name: caller.name.clone(),
+            path: path.to_string(),
+            name: dict_str(options, "name").unwrap_or_else(|| caller.name.clone()),
+            capabilities: Capabilities::from_names(dict_strings(options, "capabilities")),
+            priority,
+            // Set by the state: registration order.
+            order: 0,
+        });
         tracing::info!(frontend = %frontend.name, bus_name = %frontend.bus_name, "front-end registered");
         self.dispatch_all();
         Ok(())
@@ -77,22 +63,10 @@ impl Broker {
     /// `bus_name` no longer presents anything: its forms go back to the
     /// head of their queues and on to the next front-end.
     pub(crate) fn frontend_lost(self: &Arc<Self>, bus_name: &str) {
-        let sessions: Vec<String> = {
-            let mut state = self.lock();
-            if let Some(frontend) = state.frontends.remove(bus_name) {
-                tracing::info!(frontend = %frontend.name, %bus_name, "front-end gone");
-            }
-            state
-                .forms
-                .values_mut()
-                .filter(|f| f.presenter.as_ref().is_some_and(|p| p.bus_name == bus_name))
-                .map(|form| {
-                    form.presenter = None;
-                    form.record.state = FormState::Queued;
-                    form.record.session.clone()
-                })
-                .collect()
-        };
+        let (frontend, sessions) = self.lock().frontend_gone(bus_name);
+        if let Some(frontend) = frontend {
+            tracing::info!(frontend = %frontend.name, %bus_name, "front-end gone");
+        }
         if !sessions.is_empty() {
             self.dispatch(sessions);
         }
@@ -100,77 +74,25 @@ impl Broker {
 
     /// Presents the head form of every session.
     pub(crate) fn dispatch_all(self: &Arc<Self>) {
-        // Oldest waiting form first, so that a front-end that arrives late
-        // is shown forms in the order they were asked, not in hash order.
-        let mut heads: Vec<(u64, String)> = self
-            .lock()
-            .sessions
-            .iter()
-            .map(|(id, session)| (session.queue.front().copied().unwrap_or(u64::MAX), id.clone()))
-            .collect();
-        heads.sort_unstable();
-        self.dispatch(heads.into_iter().map(|(_, id)| id));
+        let sessions = self.lock().sessions_by_head();
+        self.dispatch(sessions);
     }
 
     /// Presents the head form of each of `sessions` that has none shown.
     pub(crate) fn dispatch(self: &Arc<Self>, sessions: impl IntoIterator<Item = String>) {
-        let preference = &self.config.frontends.preference;
-        let mut jobs = Vec::new();
-        // For each form nobody can show: the front-ends a started program
-        // must not be.
-        let mut unserved = Vec::new();
-        {
-            let mut state = self.lock();
-            for session_id in sessions {
-                let Some(session) = state.sessions.get(&session_id).filter(|s| !s.ending) else {
-                    continue;
-                };
-                let Some(head) = session.queue.front().copied() else {
-                    continue;
-                };
-                let origin = session.record.origin.clone();
-                let Some(form) = state.forms.get(&head) else {
-                    continue;
-                };
-                if !form.ready || form.presenter.is_some() || form.record.state == FormState::Answered {
-                    continue;
-                }
-                let Some(frontend) = state.best_frontend(form, preference) else {
-                    let unwanted = state.unwanted_for(form);
-                    if !unserved.contains(&unwanted) {
-                        unserved.push(unwanted);
-                    }
-                    continue;
-                };
-                let presenter = Presenter {
-                    bus_name: frontend.bus_name.clone(),
-                    token: secret(),
-                    label: frontend.name.clone(),
-                    frontend_path: Some(frontend.path.clone()),
-                };
-                let Some(form) = state.forms.get_mut(&head) else {
-                    continue;
-                };
-                let info = present(form, presenter.clone(), &origin);
-                jobs.push(ShowJob {
-                    presenter,
-                    form: head,
-                    session: session_id.clone(),
-                    request_json: form.request_json.clone(),
-                    info,
-                });
-            }
-        }
+        let Presentations { shows, unserved } =
+            self.lock()
+                .present_heads(sessions, &self.config.frontends.preference, secret);
         for unwanted in &unserved {
             self.launcher.ensure_running(unwanted);
         }
-        for job in jobs {
+        for job in shows {
             self.form_changed(job.form, &job.session, "presented", &job.presenter.label);
-            tokio::spawn(self.clone().show(job));
+            self.spawn(self.clone().show(job));
         }
     }
 
-    async fn show(self: Arc<Self>, job: ShowJob) {
+    async fn show(self: Arc<Self>, job: Show) {
         // The front-end's time starts once the call can go out.
         let Ok(_permit) = self.calls_out.acquire().await else {
             return;
@@ -208,7 +130,7 @@ impl Broker {
         let bus_name = presenter.bus_name.clone();
         let reason = reason.to_owned();
         let calls_out = self.calls_out.clone();
-        tokio::spawn(async move {
+        self.spawn(async move {
             let Ok(_permit) = calls_out.acquire_owned().await else {
                 return;
             };

@@ -1,18 +1,18 @@
-//! Forms: submission, answers, withdrawal and expiry (delivery, claims and
-//! remembered choices have files of their own).
+//! Forms: submission, answers and listing (delivery, claims, retirement,
+//! deadlines and remembered choices have files of their own).
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use elicit_proto::dbus::{Origin, form_path};
-use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, Mode, validate_answer};
+use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, validate_answer};
 
 use super::remember::Remember;
+use super::state::FormLimits;
 use super::state::{Form, State};
 use super::{Broker, Caller};
 use crate::bus::RequestIface;
 use crate::rules::PolicyVerdict;
-use crate::store::{FormRecord, FormState, HistoryRecord, now_ms};
+use crate::store::{FormRecord, FormState, now_ms};
 
 /// What a submitter may ask for beside the request.
 #[derive(Debug, Clone, Default)]
@@ -83,24 +83,13 @@ impl Broker {
             {
                 return Ok(form_path(session, &existing.to_string()));
             }
-            let total = self.config.broker.forms_total;
-            if state.forms.len() >= total {
-                return Err(Error::LimitExceeded(format!(
-                    "the broker already holds {total} forms (broker.forms-total)"
-                )));
-            }
-            let per_session = self.config.broker.forms_per_session;
-            let Some(owning) = state.sessions.get_mut(session) else {
-                return Err(Error::NotFound(format!("no session {session}")));
+            let limits = FormLimits {
+                total: self.config.broker.forms_total,
+                per_session: self.config.broker.forms_per_session,
             };
-            if owning.forms.len() >= per_session {
-                return Err(Error::LimitExceeded(format!(
-                    "session {session} already has {per_session} forms waiting (broker.forms-per-session)"
-                )));
-            }
+            state.check_admission(session, limits)?;
             // The id is taken under the lock so that id order is queue order.
             let id = self.store.next_id()?;
-            owning.forms.insert(id);
             let mut record = FormRecord {
                 id,
                 session: session.to_owned(),
@@ -114,33 +103,21 @@ impl Broker {
                 created_ms,
                 deadline_ms: (timeout > 0).then(|| created_ms.saturating_add(timeout.saturating_mul(1000))),
             };
-            match &verdict {
-                Some(verdict) => {
-                    record.state = FormState::Answered;
-                    record.answer = Some(verdict.answer.clone());
-                    record.reason = Some(verdict.reason.clone());
-                    record.answered_by = Some(verdict.decided_by.clone());
-                }
-                None => owning.queue.push_back(id),
+            if let Some(verdict) = &verdict {
+                record.state = FormState::Answered;
+                record.answer = Some(verdict.answer.clone());
+                record.reason = Some(verdict.reason.clone());
+                record.answered_by = Some(verdict.decided_by.clone());
             }
-            state
-                .forms
-                .insert(id, live_form(record.clone(), request, request_json));
+            state.admit(live_form(record.clone(), request, request_json));
             record
         };
         let id = record.id;
         if let Err(error) = self.persist_new(&mut record).await {
-            let mut state = self.lock();
-            state.forms.remove(&id);
-            if let Some(owning) = state.sessions.get_mut(session) {
-                owning.queue.retain(|f| *f != id);
-                owning.forms.remove(&id);
-            }
+            self.lock().remove_form(id);
             return Err(error);
         }
-        if let Some(form) = self.lock().forms.get_mut(&id) {
-            form.ready = true;
-        }
+        self.lock().mark_ready(id);
         tracing::info!(form = id, %session, "form queued");
         self.form_changed(id, session, "queued", "");
         if let Some(verdict) = verdict {
@@ -158,7 +135,7 @@ impl Broker {
 
     /// The origin of `session`, once `caller` is known to own it.
     fn owned_session_origin(&self, caller: &Caller, session: &str) -> Result<Origin, Error> {
-        match self.lock().sessions.get(session) {
+        match self.lock().session(session) {
             Some(s) if s.record.owner == caller.name => Ok(s.record.origin.clone()),
             Some(_) => Err(Error::AccessDenied(format!(
                 "session {session} belongs to another client"
@@ -186,8 +163,11 @@ impl Broker {
     }
 
     async fn persist_new(self: &Arc<Self>, record: &mut FormRecord) -> Result<(), Error> {
-        self.put_form_private(record)?;
-        self.store.flush().await?;
+        if let Err(error) = self.store_outcome(record).await {
+            // In case only the sync failed and sled still holds it.
+            let _ = self.store.remove_form(record.id);
+            return Err(error);
+        }
         let path = form_path(&record.session, &record.id.to_string());
         self.conn
             .object_server()
@@ -211,8 +191,7 @@ impl Broker {
         let (request, label) = {
             let state = self.lock();
             let form = state
-                .forms
-                .get(&id)
+                .form(&id)
                 .ok_or_else(|| Error::NotFound(format!("no form {id}")))?;
             match &form.presenter {
                 Some(p) if p.bus_name == caller.name && p.token == token => {
@@ -260,7 +239,9 @@ impl Broker {
     }
 
     /// Gives a form an outcome: stores it, tells the owner, and presents
-    /// the session's next form. False if it had one already.
+    /// the session's next form. False if it had one already, or another
+    /// outcome is being stored. Nothing changes unless the outcome was
+    /// stored.
     pub(crate) async fn finish(
         self: &Arc<Self>,
         id: u64,
@@ -269,27 +250,28 @@ impl Broker {
         answered_by: &str,
         answerer: Option<&str>,
     ) -> Result<bool, Error> {
-        let (mut record, presenter) = {
-            let mut state = self.lock();
-            let Some(form) = state.forms.get_mut(&id) else {
-                return Ok(false);
-            };
-            if form.record.state == FormState::Answered {
-                return Ok(false);
-            }
-            form.record.state = FormState::Answered;
-            form.record.answer = Some(answer);
-            form.record.reason = Some(reason.to_owned());
-            form.record.answered_by = Some(answered_by.to_owned());
-            let presenter = form.presenter.take();
-            let record = form.record.clone();
-            if let Some(session) = state.sessions.get_mut(&record.session) {
-                session.queue.retain(|f| *f != id);
-            }
-            (record, presenter)
+        let Some(before) = self.lock().begin_finish(id) else {
+            return Ok(false);
         };
-        self.put_form_private(&mut record)?;
-        self.store.flush().await?;
+        let mut record = {
+            let mut record = before.clone();
+            record.state = FormState::Answered;
+            record.answer = Some(answer);
+            record.reason = Some(reason.to_owned());
+            record.answered_by = Some(answered_by.to_owned());
+            record
+        };
+        if let Err(error) = self.store_outcome(&mut record).await {
+            self.undo_write(&before);
+            self.lock().abandon_change(id);
+            tracing::error!(form = id, %error, "could not store an outcome; the form stays as it was");
+            return Err(error);
+        }
+        let Some(presenter) = self.lock().settle(id, record.clone()) else {
+            // Dropped while the outcome was written: it has ended.
+            return Ok(false);
+        };
+        self.forget_deadline(id);
         if let Some(presenter) = presenter
             && answerer != Some(presenter.bus_name.as_str())
         {
@@ -302,6 +284,28 @@ impl Broker {
         Ok(true)
     }
 
+    /// Writes an answered record and makes it durable; a content file
+    /// written for it does not outlive a failure.
+    async fn store_outcome(&self, record: &mut FormRecord) -> Result<(), Error> {
+        let written = self.put_form_private(record)?;
+        if let Err(error) = self.store.commit(written).await {
+            self.erase_answer(record.id);
+            return Err(error.into());
+        }
+        Ok(())
+    }
+
+    /// After a failed write: puts `before` back, in case the write reached
+    /// sled and only its sync failed (a later flush would carry it). When
+    /// sled itself failed this fails too, and the reopened store holds
+    /// `before` anyway.
+    fn undo_write(&self, before: &FormRecord) {
+        if let Ok(written) = self.store.put_form(before) {
+            let _ = written;
+            self.store.flush_soon();
+        }
+    }
+
     /// The owner withdraws a form (the server cancelled it).
     pub async fn close_form(self: &Arc<Self>, caller: &Caller, id: u64) -> Result<(), Error> {
         let session = self.session_of_form(id)?;
@@ -309,120 +313,25 @@ impl Broker {
         self.drop_form(id, "closed").await
     }
 
-    /// Removes a form without delivering it, withdrawing it from whoever
-    /// shows it.
-    pub(crate) async fn drop_form(self: &Arc<Self>, id: u64, reason: &str) -> Result<(), Error> {
-        let form = {
-            let mut state = self.lock();
-            let form = state.forms.remove(&id);
-            if let Some(form) = &form
-                && let Some(session) = state.sessions.get_mut(&form.record.session)
-            {
-                session.queue.retain(|f| *f != id);
-                session.forms.remove(&id);
-            }
-            form
-        };
-        let Some(mut form) = form else { return Ok(()) };
-        if let Some(presenter) = form.presenter.take() {
-            self.withdraw(&presenter, id, reason);
-        }
-        if form.record.state != FormState::Answered {
-            form.record.answer = Some(Answer::bare(ElicitationAction::Cancel));
-            form.record.reason = Some(reason.to_owned());
-        }
-        self.retire(&form, false).await?;
-        tracing::info!(form = id, session = %form.record.session, %reason, "form withdrawn");
-        self.form_changed(id, &form.record.session, "closed", reason);
-        self.dispatch([form.record.session.clone()]);
-        Ok(())
-    }
-
-    /// Moves a finished form from the queue to history.
-    pub(super) async fn retire(&self, form: &Form, delivered: bool) -> Result<(), Error> {
-        let record = &form.record;
-        let origin = self
-            .lock()
-            .sessions
-            .get(&record.session)
-            .map(|s| s.record.origin.clone())
-            .unwrap_or_default();
-        let (fields, url_host) = match &form.request.mode {
-            Mode::Form(f) => (f.fields.iter().map(|f| f.name.clone()).collect(), None),
-            Mode::Url { url, .. } => (Vec::new(), url.host_str().map(str::to_owned)),
-        };
-        let history = HistoryRecord {
-            form: record.id,
-            session: record.session.clone(),
-            origin,
-            mode: form.request.mode_name().to_owned(),
-            message: form.request.message.clone(),
-            fields,
-            url_host,
-            outcome: record
-                .answer
-                .as_ref()
-                .map(|a| action_name(&a.action))
-                .unwrap_or("cancel")
-                .to_owned(),
-            reason: record.reason.clone().unwrap_or_default(),
-            answered_by: record.answered_by.clone(),
-            delivered,
-            created_ms: record.created_ms,
-            finished_ms: now_ms(),
-        };
-        self.store
-            .add_history(&history, self.config.history.max_records)?;
-        self.store.remove_form(record.id)?;
-        self.store.flush_soon();
-        // Before sled's removal is durable: a crash in between finds the
-        // form answered with its content file gone, and knows from that
-        // that it was acknowledged (see `load_content`).
-        self.erase_answer(record.id);
-        let path = form_path(&record.session, &record.id.to_string());
-        let _ = self
-            .conn
-            .object_server()
-            .remove::<RequestIface, _>(path.as_str())
-            .await;
-        Ok(())
-    }
-
     /// The session a form belongs to.
     pub(crate) fn session_of_form(&self, id: u64) -> Result<String, Error> {
         self.lock()
-            .forms
-            .get(&id)
+            .form(&id)
             .map(|f| f.record.session.clone())
             .ok_or_else(|| Error::NotFound(format!("no form {id}")))
-    }
-
-    /// Cancels form `id` with reason `timeout` at `deadline_ms`.
-    pub(crate) fn arm_deadline(self: &Arc<Self>, id: u64, deadline_ms: u64) {
-        let broker = self.clone();
-        tokio::spawn(async move {
-            let wait = deadline_ms.saturating_sub(now_ms());
-            tokio::time::sleep(Duration::from_millis(wait)).await;
-            let answer = Answer::bare(ElicitationAction::Cancel);
-            if let Err(error) = broker.finish(id, answer, "timeout", "timeout", None).await {
-                tracing::error!(form = id, %error, "could not expire a form");
-            }
-        });
     }
 
     /// Pending forms as JSON, for `elicit list`: never any answer content.
     pub fn list_forms(&self) -> serde_json::Value {
         let state = self.lock();
         let now = now_ms();
+        // A form still being stored has not been accepted yet.
         let forms: Vec<serde_json::Value> = state
-            .forms
-            .values()
+            .forms()
+            .filter(|form| form.ready)
             .map(|form| {
                 let record = &form.record;
-                let origin = state
-                    .sessions
-                    .get(&record.session)
-                    .map(|s| s.record.origin.clone());
+                let origin = state.session(&record.session).map(|s| s.record.origin.clone());
                 let fields: Vec<&str> = form
                     .request
                     .form()
@@ -454,17 +363,15 @@ pub(crate) fn live_form(record: FormRecord, request: Arc<Elicitation>, request_j
         presenter: None,
         ready: false,
         passed_by: Vec::new(),
+        finishing: false,
     }
 }
 
 /// The form of `session` that was submitted with id `sid`, if any.
 fn submitted_in(state: &State, session: &str, sid: &str) -> Option<u64> {
-    let forms = &state.sessions.get(session)?.forms;
-    forms.iter().copied().find(|id| {
-        state
-            .forms
-            .get(id)
-            .and_then(|f| f.record.submission_id.as_deref())
-            == Some(sid)
-    })
+    let forms = &state.session(session)?.forms;
+    forms
+        .iter()
+        .copied()
+        .find(|id| state.form(id).and_then(|f| f.record.submission_id.as_deref()) == Some(sid))
 }

@@ -12,9 +12,11 @@ mod forms;
 mod handoff;
 mod remember;
 mod restore;
+mod retire;
 mod sandbox;
 mod sessions;
 pub mod state;
+mod timer;
 mod trust;
 
 use std::collections::HashMap;
@@ -74,9 +76,6 @@ pub struct Broker {
     /// Connections that asked for `FormChanged` (`Watch`); the signal goes
     /// to each of them alone, never to the whole bus.
     watchers: Arc<Mutex<std::collections::BTreeSet<String>>>,
-    /// Front-end registrations: their secrets, durably, so that a
-    /// restarted broker can prove itself to the front-ends.
-    registrations: sled::Tree,
     launcher: Launcher,
     policy: Option<Arc<Rules>>,
     events: tokio::sync::mpsc::UnboundedSender<dispatch::FormEvent>,
@@ -85,6 +84,10 @@ pub struct Broker {
     /// a refused `Show` would count its front-end as gone: a thousand
     /// sessions presented at once must queue here instead.
     calls_out: Arc<tokio::sync::Semaphore>,
+    /// Every form's deadline, served by one timer task.
+    deadlines: Arc<timer::Deadlines>,
+    /// The tasks the broker spawned, ended by [`Broker::stop`].
+    tasks: timer::Tasks,
 }
 
 /// How many `Show`/`Withdraw` calls may wait for replies at once.
@@ -120,13 +123,13 @@ impl Broker {
         let launcher = Launcher::new(&config.frontends);
         let (events, receiver) = tokio::sync::mpsc::unbounded_channel();
         let watchers = Arc::new(Mutex::new(Default::default()));
-        tokio::spawn(dispatch::emit_form_events(
+        let tasks = timer::Tasks::default();
+        tasks.spawn(dispatch::emit_form_events(
             conn.clone(),
             receiver,
             watchers.clone(),
         ));
-        let registrations = store.registrations()?;
-        Ok(Arc::new(Broker {
+        let broker = Arc::new(Broker {
             events,
             config,
             store,
@@ -137,11 +140,17 @@ impl Broker {
             callers: Mutex::new(HashMap::new()),
             challenges: Mutex::new(HashMap::new()),
             watchers,
-            registrations,
             launcher,
             policy,
             calls_out: Arc::new(tokio::sync::Semaphore::new(CALLS_OUT)),
-        }))
+            deadlines: Arc::default(),
+            tasks,
+        });
+        broker.spawn(timer::run_timer(
+            Arc::downgrade(&broker),
+            broker.deadlines.clone(),
+        ));
+        Ok(broker)
     }
 
     /// The bus connection.
@@ -244,8 +253,7 @@ impl Broker {
 
     /// Counts for `elicit status` and the D-Bus properties.
     pub fn counts(&self) -> (usize, usize, usize) {
-        let state = self.lock();
-        (state.pending(), state.sessions.len(), state.frontends.len())
+        self.lock().counts()
     }
 }
 

@@ -53,13 +53,11 @@ impl Broker {
         let origin = {
             let state = self.lock();
             let session = state
-                .forms
-                .get(&id)
+                .form(&id)
                 .map(|f| f.record.session.clone())
                 .unwrap_or_default();
             state
-                .sessions
-                .get(&session)
+                .session(&session)
                 .map(|s| s.record.origin.clone())
                 .unwrap_or_default()
         };

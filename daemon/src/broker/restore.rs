@@ -1,6 +1,6 @@
 //! Start-up: rebuilding the live state from sled after a restart.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use elicit_proto::dbus::{form_path, session_path};
@@ -8,7 +8,6 @@ use elicit_proto::{Elicitation, Error};
 
 use super::Broker;
 use super::forms::live_form;
-use super::state::Session;
 use crate::bus::{RequestIface, SessionIface};
 use crate::store::FormState;
 
@@ -42,15 +41,7 @@ impl Broker {
             if !on_bus.contains(&record.owner) {
                 owners_gone.insert(record.owner.clone());
             }
-            self.lock().sessions.insert(
-                record.id.clone(),
-                Session {
-                    record: record.clone(),
-                    queue: VecDeque::new(),
-                    forms: Default::default(),
-                    ending: false,
-                },
-            );
+            self.lock().open_session(record.clone());
         }
         let mut restored = 0;
         let mut acknowledged = Vec::new();
@@ -62,35 +53,25 @@ impl Broker {
                     // Limits may have shrunk since it was stored; such a form
                     // can no longer be shown, so it ends rather than blocks.
                     tracing::warn!(form = record.id, %errors, "a stored form no longer passes the checks; dropping it");
-                    self.store.remove_form(record.id)?;
+                    // Made durable by the flush at the end.
+                    let _removed = self.store.remove_form(record.id)?;
                     continue;
                 }
             };
-            if record.state == FormState::Presented {
-                record.state = FormState::Queued;
-            }
             let delivered = !self.load_content(&mut record)?;
-            {
-                let mut state = self.lock();
-                let Some(session) = state.sessions.get_mut(&record.session) else {
-                    drop(state);
-                    self.store.remove_form(record.id)?;
-                    continue;
-                };
-                if record.state == FormState::Queued {
-                    session.queue.push_back(record.id);
-                }
-                let mut form = live_form(record.clone(), Arc::new(request), &request_json);
-                form.ready = true;
-                if delivered {
-                    // Acknowledged and erased just before the crash: it
-                    // goes to history, not to its owner a second time.
-                    acknowledged.push(form);
-                    continue;
-                }
-                session.forms.insert(record.id);
-                state.forms.insert(record.id, form);
+            if self.lock().session(&record.session).is_none() {
+                // Made durable by the flush at the end.
+                let _removed = self.store.remove_form(record.id)?;
+                continue;
             }
+            let form = live_form(record.clone(), Arc::new(request), &request_json);
+            if delivered {
+                // Acknowledged and erased just before the crash: it goes
+                // to history, not to its owner a second time.
+                acknowledged.push(form);
+                continue;
+            }
+            self.lock().restore(form);
             self.conn
                 .object_server()
                 .at(

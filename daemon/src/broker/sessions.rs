@@ -1,13 +1,11 @@
 //! Sessions: opening, resuming, closing, and losing their owner.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use elicit_proto::Error;
 use elicit_proto::dbus::{Origin, session_path};
 use rand::Rng;
 
-use super::state::Session;
 use super::{Broker, Caller};
 use crate::bus::SessionIface;
 use crate::store::{SessionRecord, now_ms};
@@ -36,8 +34,8 @@ impl Broker {
             origin,
             opened_ms: now_ms(),
         };
-        self.store.put_session(&record)?;
-        self.store.flush().await?;
+        let written = self.store.put_session(&record)?;
+        self.store.commit(written).await?;
         let path = session_path(&record.id);
         self.conn
             .object_server()
@@ -45,15 +43,7 @@ impl Broker {
             .await?;
         tracing::info!(session = %record.id, owner = %caller.name, origin = %record.origin.describe(), "session opened");
         let token = record.resume_token.clone();
-        self.lock().sessions.insert(
-            record.id.clone(),
-            Session {
-                record,
-                queue: VecDeque::new(),
-                forms: Default::default(),
-                ending: false,
-            },
-        );
+        self.lock().open_session(record);
         Ok((path, token))
     }
 
@@ -73,8 +63,7 @@ impl Broker {
     pub async fn resume_session(&self, caller: &Caller, token: &str) -> Result<String, Error> {
         let id = self
             .lock()
-            .sessions
-            .values()
+            .sessions()
             .find(|s| s.record.resume_token == token)
             .map(|s| s.record.id.clone())
             .ok_or_else(|| Error::NotFound("no session has this resume token".into()))?;
@@ -86,10 +75,9 @@ impl Broker {
     /// count twice).
     pub(crate) async fn take_over(&self, caller: &Caller, id: &str) -> Result<String, Error> {
         let record = {
-            let mut state = self.lock();
+            let state = self.lock();
             let owned = state
-                .sessions
-                .get(id)
+                .session(id)
                 .ok_or_else(|| Error::NotFound(format!("no session {id}")))?
                 .record
                 .owner
@@ -97,22 +85,25 @@ impl Broker {
             if !owned {
                 self.check_session_limit(&state, caller)?;
             }
-            let session = state
-                .sessions
-                .get_mut(id)
-                .ok_or_else(|| Error::NotFound(format!("no session {id}")))?;
-            session.record.owner = caller.name.clone();
-            session.record.clone()
+            let mut record = state
+                .session(id)
+                .ok_or_else(|| Error::NotFound(format!("no session {id}")))?
+                .record
+                .clone();
+            record.owner = caller.name.clone();
+            record
         };
-        self.store.put_session(&record)?;
-        self.store.flush().await?;
+        // The new owner shows only once it is stored.
+        let written = self.store.put_session(&record)?;
+        self.store.commit(written).await?;
+        self.lock().set_owner(id, &caller.name);
         tracing::info!(session = %record.id, owner = %caller.name, "session resumed");
         Ok(session_path(&record.id))
     }
 
     /// Checks that `caller` owns `session`.
     pub(crate) fn check_owner(&self, caller: &Caller, session: &str) -> Result<(), Error> {
-        match self.lock().sessions.get(session) {
+        match self.lock().session(session) {
             Some(s) if s.record.owner == caller.name => Ok(()),
             Some(_) => Err(Error::AccessDenied(format!(
                 "session {session} belongs to another client"
@@ -129,24 +120,20 @@ impl Broker {
 
     /// Ends `session`: every form of it is cancelled with `reason`.
     pub(crate) async fn end_session(self: &Arc<Self>, session: &str, reason: &str) -> Result<(), Error> {
-        let forms: Vec<u64> = {
-            let mut state = self.lock();
-            // Withdrawing the head must not present the next form first.
-            if let Some(ending) = state.sessions.get_mut(session) {
-                ending.ending = true;
-            }
-            state
-                .sessions
-                .get(session)
-                .map(|s| s.forms.iter().copied().collect())
-                .unwrap_or_default()
+        // Withdrawing the head must not present the next form first.
+        let forms = self.lock().begin_ending(session);
+        let ended = async {
+            self.drop_forms(&forms, reason).await?;
+            let written = self.store.remove_session(session)?;
+            Ok::<_, Error>(self.store.commit(written).await?)
         };
-        for form in forms {
-            self.drop_form(form, reason).await?;
+        if let Err(error) = ended.await {
+            // It goes on as it was: its remaining forms may be shown again.
+            self.lock().cancel_ending(session);
+            self.dispatch([session.to_owned()]);
+            return Err(error);
         }
-        self.lock().sessions.remove(session);
-        self.store.remove_session(session)?;
-        self.store.flush().await?;
+        self.lock().close_session(session);
         let _ = self
             .conn
             .object_server()
@@ -170,13 +157,15 @@ impl Broker {
         let broker = self.clone();
         let bus_name = bus_name.to_owned();
         let grace = self.config.broker.client_grace();
-        tokio::spawn(async move {
+        // The task holds the broker weakly: the broker owns it.
+        let broker = Arc::downgrade(&broker);
+        self.spawn(async move {
             tokio::time::sleep(grace).await;
+            let Some(broker) = broker.upgrade() else { return };
             for session in sessions {
                 let still_owned = broker
                     .lock()
-                    .sessions
-                    .get(&session)
+                    .session(&session)
                     .is_some_and(|s| s.record.owner == bus_name);
                 if still_owned && let Err(error) = broker.end_session(&session, "client-gone").await {
                     tracing::error!(%session, %error, "could not end the session of a departed client");

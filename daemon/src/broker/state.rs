@@ -11,17 +11,20 @@ use elicit_proto::{Elicitation, Mode};
 
 use crate::store::{FormRecord, FormState, SessionRecord};
 
+mod queue;
+pub(crate) use queue::{FormLimits, Presentations, Show};
+
 /// Everything the broker knows, behind one lock.
 #[derive(Debug, Default)]
 pub struct State {
     /// Open sessions by id.
-    pub sessions: HashMap<String, Session>,
+    sessions: HashMap<String, Session>,
     /// Live forms (queued, presented, or answered and not yet delivered).
-    pub forms: BTreeMap<u64, Form>,
+    forms: BTreeMap<u64, Form>,
     /// Registered front-ends by unique bus name.
-    pub frontends: HashMap<String, Frontend>,
+    frontends: HashMap<String, Frontend>,
     /// Registrations so far, to order front-ends of equal rank.
-    pub registrations: u64,
+    registrations: u64,
 }
 
 /// One open session.
@@ -55,6 +58,10 @@ pub struct Form {
     /// Names of the front-ends that passed it on (`PassOn`): it is not
     /// presented to them again while the daemon runs.
     pub passed_by: Vec<String>,
+    /// Its outcome or its retirement is being written: nobody else may
+    /// finish it meanwhile, and the change shows only once the write
+    /// succeeded.
+    pub finishing: bool,
 }
 
 /// Who holds a presented form, and the token its answer must carry.
@@ -129,6 +136,148 @@ pub struct Frontend {
 }
 
 impl State {
+    /// Live form `id`.
+    pub fn form(&self, id: &u64) -> Option<&Form> {
+        self.forms.get(id)
+    }
+
+    /// Every live form, in id (submission) order.
+    pub fn forms(&self) -> impl Iterator<Item = &Form> {
+        self.forms.values()
+    }
+
+    /// Open session `id`.
+    pub fn session(&self, id: &str) -> Option<&Session> {
+        self.sessions.get(id)
+    }
+
+    /// Every open session.
+    pub fn sessions(&self) -> impl Iterator<Item = &Session> {
+        self.sessions.values()
+    }
+
+    /// Pending forms, sessions and front-ends, for `elicit status`.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        (self.pending(), self.sessions.len(), self.frontends.len())
+    }
+
+    /// Session ids, the one whose head form waits longest first (sessions
+    /// with an empty queue last), so that a front-end arriving late is
+    /// shown forms in the order they were asked.
+    pub fn sessions_by_head(&self) -> Vec<String> {
+        let mut heads: Vec<(u64, &String)> = self
+            .sessions
+            .iter()
+            .map(|(id, session)| (session.queue.front().copied().unwrap_or(u64::MAX), id))
+            .collect();
+        heads.sort_unstable();
+        heads.into_iter().map(|(_, id)| id.clone()).collect()
+    }
+
+    /// Adds (or replaces) an open session, with no forms yet.
+    pub fn open_session(&mut self, record: SessionRecord) {
+        self.sessions.insert(
+            record.id.clone(),
+            Session {
+                record,
+                queue: VecDeque::new(),
+                forms: Default::default(),
+                ending: false,
+            },
+        );
+    }
+
+    /// Makes `owner` the owner of session `id` (once that is stored).
+    pub fn set_owner(&mut self, id: &str, owner: &str) {
+        if let Some(session) = self.sessions.get_mut(id) {
+            session.record.owner = owner.to_owned();
+        }
+    }
+
+    /// Marks session `id` as ending, so that none of its forms is
+    /// presented any more, and returns its forms.
+    pub fn begin_ending(&mut self, id: &str) -> Vec<u64> {
+        match self.sessions.get_mut(id) {
+            Some(session) => {
+                session.ending = true;
+                session.forms.iter().copied().collect()
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// Session `id` did not end after all (its end could not be stored).
+    pub fn cancel_ending(&mut self, id: &str) {
+        if let Some(session) = self.sessions.get_mut(id) {
+            session.ending = false;
+        }
+    }
+
+    /// Forgets session `id`, once its end is stored.
+    pub fn close_session(&mut self, id: &str) {
+        self.sessions.remove(id);
+    }
+
+    /// Registers a front-end; it ranks after those registered before it.
+    pub fn add_frontend(&mut self, mut frontend: Frontend) -> Frontend {
+        self.registrations += 1;
+        frontend.order = self.registrations;
+        self.frontends.insert(frontend.bus_name.clone(), frontend.clone());
+        frontend
+    }
+
+    /// Form `id` is stored: it may be presented now.
+    pub fn mark_ready(&mut self, id: u64) {
+        if let Some(form) = self.forms.get_mut(&id) {
+            form.ready = true;
+        }
+    }
+
+    /// Starts giving form `id` an outcome: returns its record as it is,
+    /// unless it has one or another is being stored.
+    pub fn begin_finish(&mut self, id: u64) -> Option<FormRecord> {
+        let form = self.forms.get_mut(&id)?;
+        if form.record.state == FormState::Answered || form.finishing {
+            return None;
+        }
+        form.finishing = true;
+        Some(form.record.clone())
+    }
+
+    /// Starts retiring form `id` (whatever its state): returns its record
+    /// and request.
+    pub fn begin_retire(&mut self, id: u64) -> Option<(FormRecord, Arc<Elicitation>)> {
+        let form = self.forms.get_mut(&id)?;
+        form.finishing = true;
+        Some((form.record.clone(), form.request.clone()))
+    }
+
+    /// Starts retiring form `id` as delivered: it must be stored and have
+    /// an outcome that nobody else is retiring.
+    pub fn begin_acknowledge(
+        &mut self,
+        id: u64,
+    ) -> Result<(FormRecord, Arc<Elicitation>), elicit_proto::Error> {
+        match self.forms.get_mut(&id) {
+            Some(form) if form.record.state == FormState::Answered && !form.finishing && form.ready => {
+                form.finishing = true;
+                Ok((form.record.clone(), form.request.clone()))
+            }
+            Some(_) => Err(elicit_proto::Error::WrongState(format!(
+                "form {id} has no outcome yet"
+            ))),
+            None => Err(elicit_proto::Error::NotFound(format!("no form {id}"))),
+        }
+    }
+
+    /// The change begun on form `id` could not be stored: it stays as it
+    /// was.
+    pub fn abandon_change(&mut self, id: u64) {
+        if let Some(form) = self.forms.get_mut(&id) {
+            form.finishing = false;
+        }
+    }
+
     /// The best live front-end for `form`, by the preference list, then
     /// priority, then registration order; never one that passed it on.
     pub fn best_frontend(&self, form: &Form, preference: &[String]) -> Option<&Frontend> {
@@ -149,16 +298,15 @@ impl State {
             .collect()
     }
 
-    /// Forms queued or presented.
+    /// Forms queued or presented (stored, not still being stored).
     pub fn pending(&self) -> usize {
-        self.forms
-            .values()
-            .filter(|f| f.record.state != FormState::Answered)
+        self.forms()
+            .filter(|f| f.ready && f.record.state != FormState::Answered)
             .count()
     }
 
     /// Sessions owned by `bus_name`.
     pub fn sessions_of(&self, bus_name: &str) -> impl Iterator<Item = &Session> {
-        self.sessions.values().filter(move |s| s.record.owner == bus_name)
+        self.sessions().filter(move |s| s.record.owner == bus_name)
     }
 }

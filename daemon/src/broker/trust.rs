@@ -56,8 +56,7 @@ impl Broker {
 
     fn resume_token(&self, session: &str) -> Result<String, Error> {
         self.lock()
-            .sessions
-            .get(session)
+            .session(session)
             .map(|s| s.record.resume_token.clone())
             .ok_or_else(|| Error::NotFound(format!("no session {session}")))
     }
@@ -128,7 +127,10 @@ impl Broker {
             created_ms: now_ms(),
         };
         let bytes = serde_json::to_vec(&registration).map_err(storage)?;
-        self.registrations.insert(id.as_bytes(), bytes).map_err(storage)?;
+        self.store
+            .registrations()?
+            .insert(id.as_bytes(), bytes)
+            .map_err(storage)?;
         self.store.flush().await?;
         self.register_frontend(caller, path, options)?;
         Ok((id, registration.secret))
@@ -136,7 +138,8 @@ impl Broker {
 
     fn registration(&self, id: &str) -> Result<Registration, Error> {
         let bytes = self
-            .registrations
+            .store
+            .registrations()?
             .get(id.as_bytes())
             .map_err(storage)?
             .ok_or_else(|| Error::NotFound(format!("no front-end registration {id}")))?;
@@ -171,7 +174,10 @@ impl Broker {
         if registration.bus_name != caller.name {
             registration.bus_name = caller.name.clone();
             let bytes = serde_json::to_vec(&registration).map_err(storage)?;
-            self.registrations.insert(id.as_bytes(), bytes).map_err(storage)?;
+            self.store
+                .registrations()?
+                .insert(id.as_bytes(), bytes)
+                .map_err(storage)?;
             self.store.flush_soon();
         }
         self.register_frontend(caller, path, options)
@@ -180,8 +186,10 @@ impl Broker {
     /// Forgets the registrations `bus_name` holds: it left, and its secret
     /// went with it.
     pub(crate) fn drop_registrations(&self, bus_name: &str) {
-        let mine: Vec<sled::IVec> = self
-            .registrations
+        let Ok(registrations) = self.store.registrations() else {
+            return;
+        };
+        let mine: Vec<sled::IVec> = registrations
             .iter()
             .filter_map(Result::ok)
             .filter(|(_, value)| {
@@ -190,7 +198,7 @@ impl Broker {
             .map(|(key, _)| key)
             .collect();
         for key in &mine {
-            if let Err(error) = self.registrations.remove(key) {
+            if let Err(error) = registrations.remove(key) {
                 tracing::warn!(%error, "could not forget a front-end registration");
             }
         }
@@ -202,8 +210,10 @@ impl Broker {
     /// At start-up: forgets registrations whose front-end left while the
     /// broker was away.
     pub(crate) fn prune_registrations(&self, on_bus: &HashSet<String>) {
-        let gone: HashSet<String> = self
-            .registrations
+        let Ok(registrations) = self.store.registrations() else {
+            return;
+        };
+        let gone: HashSet<String> = registrations
             .iter()
             .filter_map(Result::ok)
             .filter_map(|(_, value)| serde_json::from_slice::<Registration>(&value).ok())
