@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use elicit_client::ClientSession;
 use elicit_proto::Error;
 use elicit_proto::dbus::{Broker1Proxy, Origin};
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, eventually, within};
-use elicitd::client::ClientSession;
 use serde_json::{Value, json};
 
 const NOTE_FORM: &str = r#"{"message": "A note?", "requestedSchema": {"type": "object",
