@@ -2,9 +2,6 @@
 
 use std::fmt;
 
-use zbus::message::{Header, Message};
-use zbus::names::ErrorName;
-
 /// Where in an `elicitation/create` request a problem sits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Location {
@@ -101,60 +98,55 @@ impl JsonRpcCode {
 
 /// Every error that crosses a process boundary in elicitd.
 ///
-/// It is the single place where errors meet the two wire formats:
-/// [`Error::dbus_name`] (D-Bus error names under `dev.elicitd.Error.`) and
+/// It is the single place where errors meet the two wire formats: D-Bus
+/// error names `dev.elicitd.Error.<Variant>` (zbus's `DBusError` derive,
+/// which also turns such a reply back into its variant: a proxy call's
+/// `zbus::Error` converts with `Error::from`) and
 /// [`Error::jsonrpc_code`] (JSON-RPC codes for the proxy).
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, zbus::DBusError)]
+#[zbus(prefix = "dev.elicitd.Error", impl_display = false)]
 pub enum Error {
     /// The request falls outside the MCP elicitation subset.
-    #[error("invalid request: {0}")]
     InvalidRequest(String),
     /// The answer does not fit its request; the text is a JSON array of
     /// `{"field", "message"}` objects, so that front-ends can place them.
-    #[error("invalid answer: {0}")]
     InvalidAnswer(String),
     /// A size or count limit was reached; nothing was stored.
-    #[error("limit exceeded: {0}")]
     LimitExceeded(String),
     /// The caller may not do this to this object.
-    #[error("access denied: {0}")]
     AccessDenied(String),
     /// No such form, session or front-end.
-    #[error("not found: {0}")]
     NotFound(String),
     /// The form is no longer in a state that allows this.
-    #[error("wrong state: {0}")]
     WrongState(String),
     /// A malformed argument other than a request or an answer.
-    #[error("bad argument: {0}")]
     BadArgument(String),
     /// The durable store failed.
-    #[error("storage failed: {0}")]
     Storage(String),
     /// The bus itself failed, or a reply carried an unknown error.
-    #[error("D-Bus: {0}")]
-    Bus(#[from] zbus::Error),
+    #[zbus(error)]
+    Bus(zbus::Error),
 }
 
-const PREFIX: &str = "dev.elicitd.Error.";
+// By hand: the derive above implements `std::error::Error`, so thiserror's
+// derive, which would do the same, cannot add the messages.
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidRequest(detail) => write!(f, "invalid request: {detail}"),
+            Error::InvalidAnswer(detail) => write!(f, "invalid answer: {detail}"),
+            Error::LimitExceeded(detail) => write!(f, "limit exceeded: {detail}"),
+            Error::AccessDenied(detail) => write!(f, "access denied: {detail}"),
+            Error::NotFound(detail) => write!(f, "not found: {detail}"),
+            Error::WrongState(detail) => write!(f, "wrong state: {detail}"),
+            Error::BadArgument(detail) => write!(f, "bad argument: {detail}"),
+            Error::Storage(detail) => write!(f, "storage failed: {detail}"),
+            Error::Bus(detail) => write!(f, "D-Bus: {detail}"),
+        }
+    }
+}
 
 impl Error {
-    /// The D-Bus error name, `dev.elicitd.Error.<Variant>`.
-    pub fn dbus_name(&self) -> String {
-        let short = match self {
-            Error::InvalidRequest(_) => "InvalidRequest",
-            Error::InvalidAnswer(_) => "InvalidAnswer",
-            Error::LimitExceeded(_) => "LimitExceeded",
-            Error::AccessDenied(_) => "AccessDenied",
-            Error::NotFound(_) => "NotFound",
-            Error::WrongState(_) => "WrongState",
-            Error::BadArgument(_) => "BadArgument",
-            Error::Storage(_) => "Storage",
-            Error::Bus(_) => "Bus",
-        };
-        format!("{PREFIX}{short}")
-    }
-
     /// The JSON-RPC error code the proxy answers with.
     pub fn jsonrpc_code(&self) -> i64 {
         match self {
@@ -182,47 +174,10 @@ impl Error {
             Error::Bus(e) => e.to_string(),
         }
     }
-
-    /// Rebuilds the error a daemon sent as a D-Bus error reply.
-    pub fn from_dbus(error: zbus::Error) -> Self {
-        let zbus::Error::MethodError(name, description, _) = &error else {
-            return Error::Bus(error);
-        };
-        let detail = description.clone().unwrap_or_default();
-        match name.as_str().strip_prefix(PREFIX) {
-            Some("InvalidRequest") => Error::InvalidRequest(detail),
-            Some("InvalidAnswer") => Error::InvalidAnswer(detail),
-            Some("LimitExceeded") => Error::LimitExceeded(detail),
-            Some("AccessDenied") => Error::AccessDenied(detail),
-            Some("NotFound") => Error::NotFound(detail),
-            Some("WrongState") => Error::WrongState(detail),
-            Some("BadArgument") => Error::BadArgument(detail),
-            Some("Storage") => Error::Storage(detail),
-            _ => Error::Bus(error),
-        }
-    }
 }
 
 impl From<SchemaErrors> for Error {
     fn from(errors: SchemaErrors) -> Self {
         Error::InvalidRequest(errors.to_string())
-    }
-}
-
-impl zbus::DBusError for Error {
-    fn create_reply(&self, call: &Header<'_>) -> zbus::Result<Message> {
-        let name = ErrorName::try_from(self.dbus_name())?;
-        Message::error(call, name)?.build(&(self.detail(),))
-    }
-
-    fn name(&self) -> ErrorName<'_> {
-        // Every name built by `dbus_name` is valid; fall back to a generic
-        // fdo name rather than panic should that ever change.
-        ErrorName::try_from(self.dbus_name())
-            .unwrap_or_else(|_| ErrorName::from_static_str_unchecked("org.freedesktop.DBus.Error.Failed"))
-    }
-
-    fn description(&self) -> Option<&str> {
-        None
     }
 }

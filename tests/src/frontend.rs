@@ -143,6 +143,6 @@ impl TestFrontend {
         self.broker
             .answer(&shown.form, &shown.token, action, &content)
             .await
-            .map_err(elicit_proto::Error::from_dbus)
+            .map_err(elicit_proto::Error::from)
     }
 }

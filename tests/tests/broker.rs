@@ -133,10 +133,7 @@ async fn responses_reach_the_owner_only_and_strangers_are_refused() {
     let wrong = stranger_broker
         .answer(&shown.form, "guess", "accept", r#"{"name":"x"}"#)
         .await;
-    assert!(matches!(
-        wrong.map_err(Error::from_dbus),
-        Err(Error::AccessDenied(_))
-    ));
+    assert!(matches!(wrong.map_err(Error::from), Err(Error::AccessDenied(_))));
     let request = Request1Proxy::builder(&stranger)
         .path(form.as_ref())
         .expect("path")
@@ -144,7 +141,7 @@ async fn responses_reach_the_owner_only_and_strangers_are_refused() {
         .await
         .expect("proxy");
     assert!(matches!(
-        request.close().await.map_err(Error::from_dbus),
+        request.close().await.map_err(Error::from),
         Err(Error::AccessDenied(_))
     ));
     let session = Session1Proxy::builder(&stranger)
@@ -155,7 +152,7 @@ async fn responses_reach_the_owner_only_and_strangers_are_refused() {
         .expect("proxy");
     let submitted = session.elicit(NAME_FORM, Default::default()).await;
     assert!(matches!(
-        submitted.map_err(Error::from_dbus),
+        submitted.map_err(Error::from),
         Err(Error::AccessDenied(_))
     ));
 

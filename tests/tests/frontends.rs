@@ -28,7 +28,7 @@ async fn forms(conn: &zbus::Connection) -> Vec<Value> {
 }
 
 fn pass_on_error(result: zbus::Result<()>) -> Error {
-    Error::from_dbus(result.expect_err("refused"))
+    Error::from(result.expect_err("refused"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

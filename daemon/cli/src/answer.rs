@@ -64,7 +64,7 @@ pub async fn answer(args: AnswerArgs, bus: Option<&str>) -> anyhow::Result<ExitC
         ("cancel", String::new())
     };
     let broker = broker(bus).await?;
-    let claimed = broker.claim(&args.form).await.map_err(Error::from_dbus);
+    let claimed = broker.claim(&args.form).await.map_err(Error::from);
     let (token, _request, _info) = match claimed {
         Ok(claimed) => claimed,
         Err(error) => {
@@ -75,7 +75,7 @@ pub async fn answer(args: AnswerArgs, bus: Option<&str>) -> anyhow::Result<ExitC
     match broker
         .answer(&args.form, &token, action, &content)
         .await
-        .map_err(Error::from_dbus)
+        .map_err(Error::from)
     {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(Error::InvalidAnswer(errors)) => {

@@ -30,7 +30,7 @@ pub struct ListArgs {
 
 /// `elicit list`.
 pub async fn list(args: ListArgs, bus: Option<&str>) -> anyhow::Result<ExitCode> {
-    let text = broker(bus).await?.list_forms().await.map_err(Error::from_dbus)?;
+    let text = broker(bus).await?.list_forms().await.map_err(Error::from)?;
     let forms: Vec<Value> = serde_json::from_str(&text)?;
     if args.json {
         out::json(&text);
@@ -153,7 +153,7 @@ pub async fn history(args: HistoryArgs, bus: Option<&str>) -> anyhow::Result<Exi
         .await?
         .history(args.limit)
         .await
-        .map_err(Error::from_dbus)?;
+        .map_err(Error::from)?;
     if args.json {
         out::json(&text);
         return Ok(ExitCode::SUCCESS);

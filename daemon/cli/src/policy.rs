@@ -81,7 +81,7 @@ pub async fn run(command: Command, bus: Option<&str>) -> anyhow::Result<ExitCode
                 .await?
                 .list_remembered()
                 .await
-                .map_err(Error::from_dbus)?;
+                .map_err(Error::from)?;
             out::json(&text);
             Ok(ExitCode::SUCCESS)
         }
@@ -91,7 +91,7 @@ pub async fn run(command: Command, bus: Option<&str>) -> anyhow::Result<ExitCode
                 .await?
                 .forget(id)
                 .await
-                .map_err(Error::from_dbus)?;
+                .map_err(Error::from)?;
             if forgot {
                 Ok(ExitCode::SUCCESS)
             } else {

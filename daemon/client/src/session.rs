@@ -76,7 +76,7 @@ impl ClientSession {
         let ((path, resume_token), daemon): ((OwnedObjectPath, String), String) =
             trust::call_broker(conn, "OpenSession", &(origin.to_dict(),))
                 .await
-                .map_err(Error::from_dbus)?;
+                .map_err(Error::from)?;
         let id = path.as_str().rsplit('/').next().unwrap_or_default().to_owned();
         // Subscribe before the first submission: a policy may answer at once.
         let rule = MatchRule::builder()
@@ -122,7 +122,7 @@ impl ClientSession {
             .await?
             .elicit(request_json, options)
             .await
-            .map_err(Error::from_dbus)
+            .map_err(Error::from)
     }
 
     /// Submits under the idempotency key `submission_id`, surviving a
@@ -198,7 +198,7 @@ impl ClientSession {
             .await?
             .close()
             .await
-            .map_err(Error::from_dbus)
+            .map_err(Error::from)
     }
 
     /// Waits for the outcome of `form` and acknowledges it; safe to cancel
@@ -243,7 +243,7 @@ impl ClientSession {
             .inner()
             .call_noreply("Acknowledge", &())
             .await
-            .map_err(Error::from_dbus)?;
+            .map_err(Error::from)?;
         let outcome = self
             .early
             .remove(form.as_str())
@@ -319,7 +319,7 @@ impl ClientSession {
             &(self.id.as_str(), nonce.as_slice()),
         )
         .await;
-        let ((proof, challenge), prover) = match proved.map_err(Error::from_dbus) {
+        let ((proof, challenge), prover) = match proved.map_err(Error::from) {
             Ok(proved) => proved,
             // The broker does not know this session (its state is gone):
             // waiting cannot help.
@@ -364,7 +364,7 @@ impl ClientSession {
                 &(self.id.as_str(), answer.as_slice()),
             )
             .await
-            .map_err(Error::from_dbus)?;
+            .map_err(Error::from)?;
         self.daemon = Some(prover);
         // An acknowledgement sent without a reply may have died with the
         // old daemon: the restarted one would keep that answer and send it
@@ -375,11 +375,7 @@ impl ClientSession {
                 let _ = proxy.acknowledge().await;
             }
         }
-        self.session_proxy()
-            .await?
-            .redeliver()
-            .await
-            .map_err(Error::from_dbus)
+        self.session_proxy().await?.redeliver().await.map_err(Error::from)
     }
 
     /// Closes the session, cancelling what is left in it.
@@ -393,11 +389,7 @@ impl ClientSession {
                 let _ = proxy.acknowledge().await;
             }
         }
-        self.session_proxy()
-            .await?
-            .close()
-            .await
-            .map_err(Error::from_dbus)
+        self.session_proxy().await?.close().await.map_err(Error::from)
     }
 }
 

@@ -55,7 +55,7 @@ impl AskerBroker {
             .await?
             .open_session(origin)
             .await
-            .map_err(Error::from_dbus)?;
+            .map_err(Error::from)?;
         self.serve_session(server, &path).await?;
         Ok((path, token))
     }
@@ -71,7 +71,7 @@ impl AskerBroker {
             .await?
             .resume_session(resume_token)
             .await
-            .map_err(Error::from_dbus)?;
+            .map_err(Error::from)?;
         self.serve_session(server, &path).await?;
         Ok(path)
     }
@@ -107,7 +107,7 @@ impl AskerSession {
             .await?
             .elicit(request_json, options)
             .await
-            .map_err(Error::from_dbus)?;
+            .map_err(Error::from)?;
         let request = AskerRequest {
             upstream: self.upstream.clone(),
             path: path.clone(),
@@ -118,12 +118,12 @@ impl AskerSession {
 
     /// Emits `Response` again for every answered, undelivered form.
     async fn redeliver(&self) -> Result<(), Error> {
-        self.session().await?.redeliver().await.map_err(Error::from_dbus)
+        self.session().await?.redeliver().await.map_err(Error::from)
     }
 
     /// Closes the session and cancels its forms.
     async fn close(&self) -> Result<(), Error> {
-        self.session().await?.close().await.map_err(Error::from_dbus)
+        self.session().await?.close().await.map_err(Error::from)
     }
 }
 
@@ -152,18 +152,14 @@ impl AskerRequest {
 impl AskerRequest {
     /// The peer has the outcome.
     async fn acknowledge(&self, #[zbus(object_server)] server: &ObjectServer) -> Result<(), Error> {
-        self.request()
-            .await?
-            .acknowledge()
-            .await
-            .map_err(Error::from_dbus)?;
+        self.request().await?.acknowledge().await.map_err(Error::from)?;
         self.forget(server).await;
         Ok(())
     }
 
     /// Withdraws the form.
     async fn close(&self, #[zbus(object_server)] server: &ObjectServer) -> Result<(), Error> {
-        self.request().await?.close().await.map_err(Error::from_dbus)?;
+        self.request().await?.close().await.map_err(Error::from)?;
         self.forget(server).await;
         Ok(())
     }

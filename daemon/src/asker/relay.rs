@@ -7,9 +7,11 @@ use elicit_proto::dbus::{BROKER_PATH, BUS_NAME, Dict, SESSION_PREFIX};
 use futures_util::StreamExt;
 use tokio::net::UnixStream;
 use zbus::connection::{Builder, Connection};
+use zbus::object_server::SignalEmitter;
 use zbus::{AuthMechanism, Guid, MatchRule, MessageStream};
 
 use super::objects::AskerBroker;
+use crate::bus::RequestIface;
 
 /// What a peer's objects share: the bus connection that owns its sessions.
 #[derive(Debug)]
@@ -64,14 +66,8 @@ async fn relay(stream: UnixStream, bus: Option<String>) -> zbus::Result<()> {
                 let Ok((action, content, details)) = message.body().deserialize::<(String, String, Dict)>() else {
                     continue;
                 };
-                peer.emit_signal(
-                    None::<()>,
-                    path,
-                    "dev.elicitd.Request1",
-                    "Response",
-                    &(action, content, details),
-                )
-                .await?;
+                let emitter = SignalEmitter::new(&peer, path.to_owned())?;
+                RequestIface::response(&emitter, &action, &content, details).await?;
             }
         }
     }

@@ -3,9 +3,12 @@
 
 use elicit_proto::Error;
 use elicit_proto::dbus::{Dict, form_path};
+use zbus::names::BusName;
+use zbus::object_server::SignalEmitter;
 use zbus::zvariant::Str;
 
 use super::{Broker, Caller, action_name};
+use crate::bus::RequestIface;
 use crate::store::FormRecord;
 use crate::store::FormState;
 
@@ -35,16 +38,12 @@ impl Broker {
             Str::from(record.answered_by.clone().unwrap_or_default()).into(),
         );
         let path = form_path(&record.session, &record.id.to_string());
-        let sent = self
-            .conn
-            .emit_signal(
-                Some(owner.as_str()),
-                path.as_str(),
-                "dev.elicitd.Request1",
-                "Response",
-                &(action_name(&answer.action), content.as_str(), details),
-            )
-            .await;
+        let sent = async {
+            let emitter = SignalEmitter::new(&self.conn, path.as_str())?
+                .set_destination(BusName::try_from(owner.as_str())?);
+            RequestIface::response(&emitter, action_name(&answer.action), &content, details).await
+        }
+        .await;
         if let Err(error) = sent {
             // The owner may be gone for now; Redeliver brings it back.
             tracing::warn!(form = record.id, %error, "could not send the response");

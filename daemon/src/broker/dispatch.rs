@@ -6,12 +6,15 @@ use std::time::Duration;
 
 use elicit_proto::Error;
 use elicit_proto::dbus::{BROKER_PATH, Dict, Frontend1Proxy, dict_str, dict_strings};
+use zbus::names::BusName;
+use zbus::object_server::SignalEmitter;
 use zbus::zvariant::{ObjectPath, Value};
 
 use super::sessions::secret;
 use super::state::{Capabilities, Frontend, Presenter};
 use super::state::{Presentations, Show};
 use super::{Broker, Caller};
+use crate::bus::BrokerIface;
 
 /// A proxy to the front-end `bus_name` serves at `path`; no property cache,
 /// since `Frontend1` has none and building one costs round trips.
@@ -177,7 +180,7 @@ pub(crate) async fn emit_form_events(
     watchers: std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
 ) {
     while let Some(event) = events.recv().await {
-        let body = (event.form.to_string(), event.session, event.state, event.reason);
+        let form = event.form.to_string();
         let recipients: Vec<String> = watchers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -185,16 +188,13 @@ pub(crate) async fn emit_form_events(
             .cloned()
             .collect();
         for recipient in recipients {
-            if let Err(error) = conn
-                .emit_signal(
-                    Some(recipient.as_str()),
-                    BROKER_PATH,
-                    "dev.elicitd.Broker1",
-                    "FormChanged",
-                    &body,
-                )
-                .await
-            {
+            let sent = async {
+                let emitter = SignalEmitter::new(&conn, BROKER_PATH)?
+                    .set_destination(BusName::try_from(recipient.as_str())?);
+                BrokerIface::form_changed(&emitter, &form, &event.session, &event.state, &event.reason).await
+            }
+            .await;
+            if let Err(error) = sent {
                 tracing::debug!(form = event.form, %recipient, %error, "FormChanged not sent");
             }
         }

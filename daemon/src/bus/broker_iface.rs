@@ -229,7 +229,7 @@ impl BrokerIface {
 
     /// A form changed state (for observers; no contents).
     #[zbus(signal)]
-    async fn form_changed(
+    pub async fn form_changed(
         emitter: &SignalEmitter<'_>,
         form: &str,
         session: &str,

@@ -39,7 +39,7 @@ impl RequestIface {
 
     /// The outcome, sent to the session owner alone.
     #[zbus(signal)]
-    async fn response(
+    pub async fn response(
         emitter: &SignalEmitter<'_>,
         action: &str,
         content_json: &str,

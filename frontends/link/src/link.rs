@@ -128,12 +128,12 @@ impl Link {
         self.broker
             .answer(form, token, action.as_str(), &content)
             .await
-            .map_err(Error::from_dbus)
+            .map_err(Error::from)
     }
 
     /// Hands form `form` to another front-end.
     pub async fn pass_on(&self, form: &str, token: &str) -> Result<(), Error> {
-        self.broker.pass_on(form, token).await.map_err(Error::from_dbus)
+        self.broker.pass_on(form, token).await.map_err(Error::from)
     }
 
     /// Tells the broker this front-end is going, so its forms move on at
