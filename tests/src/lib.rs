@@ -8,6 +8,7 @@
 mod ask;
 mod bus;
 mod daemon;
+pub mod faults;
 mod frontend;
 pub mod mcp;
 pub mod procs;
