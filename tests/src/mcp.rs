@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-use crate::{binary, within};
+use crate::{Daemon, PrivateBus, TestFrontend, binary, within};
 
 /// The 2025 era the tests speak.
 pub const V2025: &str = "2025-11-25";
@@ -269,4 +269,13 @@ impl PyHost {
     pub fn pid(&self) -> u32 {
         self.child.id().expect("the host runs")
     }
+}
+
+/// A private bus with the real daemon and a scripted front-end, for a
+/// proxy to reach.
+pub async fn system() -> (PrivateBus, Daemon, TestFrontend) {
+    let bus = PrivateBus::start();
+    let daemon = Daemon::start(&bus, "").await;
+    let frontend = TestFrontend::register(&bus, "script", 0).await;
+    (bus, daemon, frontend)
 }
