@@ -28,6 +28,7 @@ pub fn name_form(message: &str) -> String {
 pub struct Rng(pub u64);
 
 impl Rng {
+    /// The next number (splitmix64).
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
@@ -36,10 +37,12 @@ impl Rng {
         z ^ (z >> 31)
     }
 
+    /// A number in `0..n`.
     pub fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n
     }
 
+    /// True `percent` times in a hundred.
     pub fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
@@ -58,11 +61,13 @@ pub fn seed() -> u64 {
         })
 }
 
+/// The daemon's `ListForms`, parsed.
 pub async fn list_forms(conn: &zbus::Connection) -> Vec<Value> {
     let broker = Broker1Proxy::new(conn).await.expect("proxy");
     serde_json::from_str(&broker.list_forms().await.expect("list")).expect("JSON")
 }
 
+/// The daemon's history, newest first, parsed.
 pub async fn history(conn: &zbus::Connection) -> Vec<Value> {
     let broker = Broker1Proxy::new(conn).await.expect("proxy");
     serde_json::from_str(&broker.history(10_000).await.expect("history")).expect("JSON")
@@ -115,6 +120,7 @@ pub fn form_of(path: &str) -> String {
     path.rsplit('/').next().unwrap_or_default().to_owned()
 }
 
+/// The `p` quantile (0 to 1) of `samples`.
 pub fn percentile(samples: &[Duration], p: f64) -> Duration {
     let mut sorted = samples.to_vec();
     sorted.sort();
@@ -125,6 +131,7 @@ pub fn percentile(samples: &[Duration], p: f64) -> Duration {
     sorted[at]
 }
 
+/// `d` in milliseconds.
 pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -134,6 +141,7 @@ pub fn ms(d: Duration) -> f64 {
 /// library, which deduplicates, so that a second Response is seen.
 pub type Responses = Arc<Mutex<HashMap<String, Vec<(String, String)>>>>;
 
+/// Records every `Response` signal `conn` receives into `into`.
 pub async fn record_responses(conn: &zbus::Connection, into: Responses) -> JoinHandle<()> {
     let rule = MatchRule::builder()
         .msg_type(zbus::message::Type::Signal)
