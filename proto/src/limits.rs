@@ -26,6 +26,21 @@ pub struct Limits {
     pub max_answer_bytes: usize,
 }
 
+impl Limits {
+    /// No limit at all: for a front-end reading a request the broker has
+    /// checked already, with limits of its own that may be larger than the
+    /// defaults; it must never refuse what the broker accepted.
+    pub const UNLIMITED: Limits = Limits {
+        max_request_bytes: usize::MAX,
+        max_message_bytes: usize::MAX,
+        max_properties: usize::MAX,
+        max_choices: usize::MAX,
+        max_url_bytes: usize::MAX,
+        max_pattern_bytes: usize::MAX,
+        max_answer_bytes: usize::MAX,
+    };
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {

@@ -20,6 +20,7 @@ mod errors;
 mod field;
 mod hint;
 mod model;
+mod shown;
 mod text;
 mod url_view;
 
@@ -27,5 +28,6 @@ pub use errors::parse_field_errors;
 pub use field::{FieldState, Input, MultiInput};
 pub use hint::kind_hint;
 pub use model::FormModel;
+pub use shown::{Body, read_request};
 pub use text::TextInput;
 pub use url_view::{UrlView, UrlWarning};

@@ -3,24 +3,13 @@
 
 use std::collections::HashMap;
 
-use elicit_form::{FormModel, UrlView};
+pub use elicit_form::Body;
+use elicit_form::{FormModel, read_request};
+use elicit_proto::Error;
 use elicit_proto::dbus::Origin;
-use elicit_proto::{Elicitation, Error, Limits};
 
 use crate::bus::{AnswerError, ShowRequest};
 use crate::reasons::withdrawn_notice;
-
-/// What a presented form asks for.
-#[derive(Debug, Clone)]
-pub enum Body {
-    /// Fields to fill in (none for a confirmation).
-    Form(Box<FormModel>),
-    /// Consent to open a URL.
-    Url(UrlView),
-    /// A request this front-end cannot read (a version mismatch): it can
-    /// only be declined or cancelled.
-    Unreadable(String),
-}
 
 /// A form the broker presented here.
 #[derive(Debug, Clone)]
@@ -46,28 +35,7 @@ pub struct Entry {
 impl Entry {
     /// The entry for a `Show` call.
     pub fn new(show: ShowRequest) -> Self {
-        // The broker checked the request with its own limits, which may be
-        // larger than the defaults: never refuse here what it accepted.
-        let limits = Limits {
-            max_request_bytes: usize::MAX,
-            max_message_bytes: usize::MAX,
-            max_properties: usize::MAX,
-            max_choices: usize::MAX,
-            max_url_bytes: usize::MAX,
-            max_pattern_bytes: usize::MAX,
-            max_answer_bytes: usize::MAX,
-        };
-        let (message, body) = match Elicitation::parse_str(&show.request_json, &limits) {
-            Ok(request) => {
-                let body = match (FormModel::from_request(&request), UrlView::from_request(&request)) {
-                    (Some(model), _) => Body::Form(Box::new(model)),
-                    (None, Some(view)) => Body::Url(view),
-                    (None, None) => Body::Unreadable("neither a form nor a URL".into()),
-                };
-                (request.message, body)
-            }
-            Err(errors) => (String::new(), Body::Unreadable(errors.to_string())),
-        };
+        let (message, body) = read_request(&show.request_json);
         Entry {
             form: show.form,
             token: show.token,

@@ -93,18 +93,9 @@ impl App {
     }
 
     async fn show(&mut self, request: ShowRequest) {
-        // The broker checked the request with its own limits, which may be
-        // larger than the defaults: never refuse here what it accepted.
-        let limits = Limits {
-            max_request_bytes: usize::MAX,
-            max_message_bytes: usize::MAX,
-            max_properties: usize::MAX,
-            max_choices: usize::MAX,
-            max_url_bytes: usize::MAX,
-            max_pattern_bytes: usize::MAX,
-            max_answer_bytes: usize::MAX,
-        };
-        let Ok(elicitation) = Elicitation::parse_str(&request.request_json, &limits) else {
+        // The broker checked the request with its own limits: never
+        // refuse here what it accepted.
+        let Ok(elicitation) = Elicitation::parse_str(&request.request_json, &Limits::UNLIMITED) else {
             // A version mismatch: another front-end may read it.
             self.pass_on(&request.form, &request.token).await;
             return;

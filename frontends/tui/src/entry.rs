@@ -1,22 +1,10 @@
 //! One presented form, as the user interface keeps it.
 
-use elicit_form::{FormModel, UrlView};
+pub use elicit_form::Body;
+use elicit_form::read_request;
 use elicit_proto::dbus::Origin;
-use elicit_proto::{Elicitation, Limits};
 
 use crate::bus::ShowRequest;
-
-/// What a presented form asks for.
-#[derive(Debug, Clone)]
-pub enum Body {
-    /// Fields to fill in (none for a confirmation).
-    Form(Box<FormModel>),
-    /// Consent to open a URL.
-    Url(UrlView),
-    /// A request this front-end cannot read (the broker checked it, so
-    /// this is a version mismatch): it can only be declined or cancelled.
-    Unreadable(String),
-}
 
 /// A form the broker presented here.
 #[derive(Debug, Clone)]
@@ -46,28 +34,7 @@ pub struct Entry {
 impl Entry {
     /// The entry for a `Show` call.
     pub fn new(show: ShowRequest) -> Self {
-        // The broker checks requests with its own limits, which may be
-        // larger than the defaults: never refuse here what it accepted.
-        let limits = Limits {
-            max_request_bytes: usize::MAX,
-            max_message_bytes: usize::MAX,
-            max_properties: usize::MAX,
-            max_choices: usize::MAX,
-            max_url_bytes: usize::MAX,
-            max_pattern_bytes: usize::MAX,
-            max_answer_bytes: usize::MAX,
-        };
-        let (message, body) = match Elicitation::parse_str(&show.request_json, &limits) {
-            Ok(request) => {
-                let body = match (FormModel::from_request(&request), UrlView::from_request(&request)) {
-                    (Some(model), _) => Body::Form(Box::new(model)),
-                    (None, Some(view)) => Body::Url(view),
-                    (None, None) => Body::Unreadable("neither a form nor a URL".into()),
-                };
-                (request.message, body)
-            }
-            Err(errors) => (String::new(), Body::Unreadable(errors.to_string())),
-        };
+        let (message, body) = read_request(&show.request_json);
         Entry {
             form: show.form,
             token: show.token,
