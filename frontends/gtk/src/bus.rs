@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use async_channel::{Receiver, Sender};
-use elicit_link::{Frontend, Link, Observer, OwnerChange, Profile, ShuttingDown};
+use elicit_link::{Forward, Link, LinkEvent, Profile};
 use elicit_proto::{Answer, ElicitationAction, Error};
 
 pub use elicit_link::ShowRequest;
@@ -87,44 +87,15 @@ pub enum AnswerError {
     Open(#[from] opener::OpenError),
 }
 
-/// The link's side of the window's channel. The channel is unbounded, so
-/// a send fails only once the window is gone.
-struct Forward(Sender<BusEvent>);
-
-impl Frontend for Forward {
-    fn show(&self, request: ShowRequest) -> Result<(), ShuttingDown> {
-        self.0
-            .try_send(BusEvent::Show(Box::new(request)))
-            .map_err(|_| ShuttingDown)
-    }
-
-    fn withdraw(&self, form: String, reason: String) {
-        // A closed channel means the window is gone; nothing to withdraw.
-        let _ = self.0.try_send(BusEvent::Withdraw { form, reason });
-    }
-}
-
-impl Observer for Forward {
-    fn registered(&self) {
-        let _ = self.0.try_send(BusEvent::Registered);
-    }
-
-    fn not_registered(&self, why: &str) {
-        let why = format!("cannot register with elicitd: {why}");
-        let _ = self.0.try_send(BusEvent::BrokerGone(why));
-    }
-
-    fn broker_left(&self, change: OwnerChange) {
-        // A replacement is registered with at once, and `Registered` or
-        // `BrokerGone` follows.
-        if change == OwnerChange::Left {
-            let why = "elicitd stopped; waiting for it to return".into();
-            let _ = self.0.try_send(BusEvent::BrokerGone(why));
+impl From<LinkEvent> for BusEvent {
+    fn from(event: LinkEvent) -> Self {
+        match event {
+            LinkEvent::Show(show) => BusEvent::Show(show),
+            LinkEvent::Withdraw { form, reason } => BusEvent::Withdraw { form, reason },
+            LinkEvent::Registered => BusEvent::Registered,
+            LinkEvent::BrokerGone(why) => BusEvent::BrokerGone(why),
+            LinkEvent::Backlog(counts) => BusEvent::Backlog(counts),
         }
-    }
-
-    fn backlog(&self, counts: HashMap<String, usize>) {
-        let _ = self.0.try_send(BusEvent::Backlog(counts));
     }
 }
 
@@ -132,8 +103,10 @@ impl Observer for Forward {
 /// keeps it registered with the broker, across broker restarts.
 async fn start(address: Option<&str>, events: &Sender<BusEvent>) -> Result<Link, elicit_link::LinkError> {
     let conn = elicit_link::startup::connect(address).await?;
-    let forward = || Forward(events.clone());
-    Link::start(&conn, PROFILE, forward(), forward()).await
+    // The channel is unbounded: a send fails only once the window is gone.
+    let events = events.clone();
+    let forward = Forward(move |event: LinkEvent| events.try_send(event.into()).is_ok());
+    Link::start(&conn, PROFILE, forward.clone(), forward).await
 }
 
 /// Runs the bus side until the window drops its command sender: serves

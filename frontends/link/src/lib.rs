@@ -14,12 +14,15 @@
 //! * when the broker's name changes owner (a restart), the link forgets the
 //!   old broker at once and registers with the new one;
 //! * answers go out with the action's bus word ([`elicit_proto::Action`]);
+//! * [`Forward`] turns the two traits into [`LinkEvent`]s for a front-end
+//!   that takes everything on one channel;
 //! * [`BusArgs`], [`DocsArgs`] and [`startup`] hold the options and the few lines
 //!   every front-end's `main` shares.
 
 mod args;
 mod backlog;
 mod error;
+mod events;
 mod frontend;
 mod link;
 mod observer;
@@ -30,6 +33,7 @@ pub mod startup;
 pub use args::{BusArgs, DocsArgs, parse};
 pub use backlog::backlog;
 pub use error::{LinkError, ShuttingDown};
+pub use events::{Forward, LinkEvent};
 pub use frontend::{Frontend, ShowRequest};
 pub use link::Link;
 pub use observer::{Observer, OwnerChange};
