@@ -2,7 +2,6 @@
 //! [`BusEvent`]s for the window, the window's [`Command`]s become answers,
 //! and URLs the user agreed to open are opened.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use async_channel::{Receiver, Sender};
@@ -25,21 +24,8 @@ pub const FRONTEND_NAME: &str = PROFILE.name;
 /// What the bus tells the window.
 #[derive(Debug)]
 pub enum BusEvent {
-    /// Show a form.
-    Show(Box<ShowRequest>),
-    /// Stop showing a form, for `reason`.
-    Withdraw {
-        /// The form id.
-        form: String,
-        /// `cancelled`, `client-gone`, `timeout`, `answered`, `claimed`, `closed`…
-        reason: String,
-    },
-    /// Registered with the broker (again, after a restart).
-    Registered,
-    /// The broker is not there; forms will come once it is.
-    BrokerGone(String),
-    /// How many forms wait, queued behind the presented one, per session.
-    Backlog(HashMap<String, usize>),
+    /// What the link says: forms to show and withdraw, the broker's news.
+    Link(LinkEvent),
     /// The broker's reply to an answer (or the opener's failure).
     Answered {
         /// The form id.
@@ -87,25 +73,13 @@ pub enum AnswerError {
     Open(#[from] opener::OpenError),
 }
 
-impl From<LinkEvent> for BusEvent {
-    fn from(event: LinkEvent) -> Self {
-        match event {
-            LinkEvent::Show(show) => BusEvent::Show(show),
-            LinkEvent::Withdraw { form, reason } => BusEvent::Withdraw { form, reason },
-            LinkEvent::Registered => BusEvent::Registered,
-            LinkEvent::BrokerGone(why) => BusEvent::BrokerGone(why),
-            LinkEvent::Backlog(counts) => BusEvent::Backlog(counts),
-        }
-    }
-}
-
 /// Connects to `address` (or the session bus), serves `Frontend1` and
 /// keeps it registered with the broker, across broker restarts.
 async fn start(address: Option<&str>, events: &Sender<BusEvent>) -> Result<Link, elicit_link::LinkError> {
     let conn = elicit_link::startup::connect(address).await?;
     // The channel is unbounded: a send fails only once the window is gone.
     let events = events.clone();
-    let forward = Forward(move |event: LinkEvent| events.try_send(event.into()).is_ok());
+    let forward = Forward(move |event: LinkEvent| events.try_send(BusEvent::Link(event)).is_ok());
     Link::start(&conn, PROFILE, forward.clone(), forward).await
 }
 

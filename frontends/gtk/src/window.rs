@@ -11,6 +11,8 @@ use elicit_form::FormModel;
 use gtk::prelude::*;
 use gtk::{gdk, gio, glib};
 
+use elicit_link::LinkEvent;
+
 use crate::bus::{BusEvent, Command};
 use crate::fields::{Change, Editor, FieldsView, Mnemonics};
 use crate::queue::{Body, Queue};
@@ -219,14 +221,14 @@ impl Ui {
         {
             let mut state = self.state.borrow_mut();
             match event {
-                BusEvent::Show(show) => state.show(*show),
-                BusEvent::Withdraw { form, reason } => state.withdraw(&form, &reason),
-                BusEvent::Registered => eprintln!("elicit-gtk: registered with elicitd"),
-                BusEvent::BrokerGone(why) => {
+                BusEvent::Link(LinkEvent::Show(show)) => state.show(*show),
+                BusEvent::Link(LinkEvent::Withdraw { form, reason }) => state.withdraw(&form, &reason),
+                BusEvent::Link(LinkEvent::Registered) => eprintln!("elicit-gtk: registered with elicitd"),
+                BusEvent::Link(LinkEvent::BrokerGone(why)) => {
                     eprintln!("elicit-gtk: {why}");
                     state.broker_gone(why);
                 }
-                BusEvent::Backlog(backlog) => state.set_backlog(backlog),
+                BusEvent::Link(LinkEvent::Backlog(backlog)) => state.set_backlog(backlog),
                 BusEvent::Answered { form, result, .. } => state.answered(&form, result),
                 BusEvent::Fatal(_) => {}
             }
