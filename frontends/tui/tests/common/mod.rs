@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod screen;
+
 use std::path::PathBuf;
 
 use elicit_proto::dbus::Origin;
