@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use async_channel::{Receiver, Sender};
-use elicit_link::{Forward, Link, LinkEvent, Profile};
+use elicit_link::{Link, LinkEvent, Profile};
 use elicit_proto::{Answer, ElicitationAction, Error};
 
 pub use elicit_link::ShowRequest;
@@ -76,11 +76,12 @@ pub enum AnswerError {
 /// Connects to `address` (or the session bus), serves `Frontend1` and
 /// keeps it registered with the broker, across broker restarts.
 async fn start(address: Option<&str>, events: &Sender<BusEvent>) -> Result<Link, elicit_link::LinkError> {
-    let conn = elicit_link::startup::connect(address).await?;
     // The channel is unbounded: a send fails only once the window is gone.
     let events = events.clone();
-    let forward = Forward(move |event: LinkEvent| events.try_send(BusEvent::Link(event)).is_ok());
-    Link::start(&conn, PROFILE, forward.clone(), forward).await
+    Link::forwarding(address, PROFILE, move |event| {
+        events.try_send(BusEvent::Link(event)).is_ok()
+    })
+    .await
 }
 
 /// Runs the bus side until the window drops its command sender: serves

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::{Frontend, Observer, OwnerChange, ShowRequest, ShuttingDown};
+use crate::{Frontend, Link, LinkError, Observer, OwnerChange, Profile, ShowRequest, ShuttingDown};
 
 /// What the link tells the front-end's own loop.
 #[derive(Debug, Clone)]
@@ -76,5 +76,18 @@ where
 
     fn backlog(&self, counts: HashMap<String, usize>) {
         (self.0)(LinkEvent::Backlog(counts));
+    }
+}
+
+impl Link {
+    /// Connects to `address` (or the session bus) and starts a link as
+    /// `profile` whose calls and news all go to `send` as [`LinkEvent`]s
+    /// (see [`Forward`]).
+    pub async fn forwarding<F>(address: Option<&str>, profile: Profile, send: F) -> Result<Link, LinkError>
+    where
+        F: Fn(LinkEvent) -> bool + Clone + Send + Sync + 'static,
+    {
+        let conn = crate::startup::connect(address).await?;
+        Link::start(&conn, profile, Forward(send.clone()), Forward(send)).await
     }
 }

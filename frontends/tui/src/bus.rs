@@ -1,7 +1,7 @@
 //! The bus as the terminal sees it: the link's calls and news become
 //! [`BusEvent`]s on the interface's channel.
 
-use elicit_link::{Forward, LinkError, LinkEvent, Profile};
+use elicit_link::{LinkError, LinkEvent, Profile};
 use tokio::sync::mpsc::UnboundedSender;
 
 pub use elicit_link::{Link, ShowRequest};
@@ -17,7 +17,5 @@ pub type BusEvent = LinkEvent;
 /// keeps it registered with the broker, across broker restarts, for as
 /// long as the returned link lives.
 pub async fn start(address: Option<&str>, events: UnboundedSender<BusEvent>) -> Result<Link, LinkError> {
-    let conn = elicit_link::startup::connect(address).await?;
-    let forward = Forward(move |event| events.send(event).is_ok());
-    Link::start(&conn, PROFILE, forward.clone(), forward).await
+    Link::forwarding(address, PROFILE, move |event| events.send(event).is_ok()).await
 }
