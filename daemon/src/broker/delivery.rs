@@ -61,6 +61,7 @@ impl Broker {
             self.lock().abandon_change(id);
             return Err(error);
         }
+        self.store.flush_soon();
         self.lock().remove_form(id);
         self.forget_retired(&record).await;
         self.form_changed(id, &session, "delivered", record.reason.as_deref().unwrap_or(""));

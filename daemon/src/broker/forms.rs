@@ -300,8 +300,7 @@ impl Broker {
     /// sled itself failed this fails too, and the reopened store holds
     /// `before` anyway.
     fn undo_write(&self, before: &FormRecord) {
-        if let Ok(written) = self.store.put_form(before) {
-            let _ = written;
+        if self.store.put_form(before).is_ok() {
             self.store.flush_soon();
         }
     }

@@ -74,13 +74,14 @@ impl Broker {
     /// Moves a finished form from the queue to history.
     pub(super) async fn retire(&self, form: &Form, delivered: bool) -> Result<(), Error> {
         let _flushed_soon = self.write_retired(&form.record, &form.request, delivered)?;
+        self.store.flush_soon();
         self.forget_retired(&form.record).await;
         Ok(())
     }
 
-    /// Writes a finished form's history record and removes its record,
-    /// and asks for a lazy flush; commit the returned write to wait for
-    /// it. Lazily flushed, a lost acknowledgement brings the form back
+    /// Writes a finished form's history record and removes its record;
+    /// commit the returned write to wait for it, or ask for a lazy flush.
+    /// Lazily flushed, a lost acknowledgement brings the form back
     /// answered with its content erased, which start-up reads as
     /// delivered (see `load_content`).
     pub(super) fn write_retired(
@@ -123,7 +124,6 @@ impl Broker {
             .store
             .add_history(&history, self.config.history.max_records)?;
         let _same_generation_or_later = self.store.remove_form(record.id)?;
-        self.store.flush_soon();
         Ok(written)
     }
 

@@ -154,11 +154,10 @@ impl Broker {
         if sessions.is_empty() {
             return;
         }
-        let broker = self.clone();
         let bus_name = bus_name.to_owned();
         let grace = self.config.broker.client_grace();
         // The task holds the broker weakly: the broker owns it.
-        let broker = Arc::downgrade(&broker);
+        let broker = Arc::downgrade(self);
         self.spawn(async move {
             tokio::time::sleep(grace).await;
             let Some(broker) = broker.upgrade() else { return };

@@ -80,13 +80,9 @@ impl Inner {
 
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if self.written >= LIMIT || self.file.is_none() {
-            // A failed rotation must not silence the daemon: keep writing
-            // to whatever file is open, or try again with the next event.
-            if let Err(error) = self.rotate()
-                && self.file.is_none()
-            {
-                return Err(error);
-            }
+            // `rotate` closes the file first: a failed rotation loses this
+            // event, and the next one tries again.
+            self.rotate()?;
         }
         let Some(file) = self.file.as_mut() else {
             return Err(io::Error::other("no log file open"));
