@@ -53,24 +53,21 @@ pub fn nonce() -> Vec<u8> {
 /// registration id), the prover's unique bus name and the nonce, each
 /// length-prefixed so that no two inputs share their bytes.
 pub fn proof(secret: &str, role: Role, subject: &str, prover: &str, nonce: &[u8]) -> Vec<u8> {
+    // An empty proof is never verified.
     mac(secret, role, subject, prover, nonce)
-        .finalize()
-        .into_bytes()
-        .to_vec()
+        .map(|mac| mac.finalize().into_bytes().to_vec())
+        .unwrap_or_default()
 }
 
 /// Whether `proof` is [`proof`] of these inputs (compared in constant time).
 pub fn verify(secret: &str, role: Role, subject: &str, prover: &str, nonce: &[u8], proof: &[u8]) -> bool {
-    mac(secret, role, subject, prover, nonce)
-        .verify_slice(proof)
-        .is_ok()
+    mac(secret, role, subject, prover, nonce).is_some_and(|mac| mac.verify_slice(proof).is_ok())
 }
 
-fn mac(secret: &str, role: Role, subject: &str, prover: &str, nonce: &[u8]) -> Hmac<Sha256> {
-    // HMAC takes keys of any length, so this is always `Ok`; the
-    // fallback exists only because the type allows an error.
-    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.as_bytes())
-        .unwrap_or_else(|_| <Hmac<Sha256> as hmac::digest::KeyInit>::new(&Default::default()));
+/// `None` only if the key were refused, which HMAC never does (it takes
+/// keys of any length); callers then fail closed.
+fn mac(secret: &str, role: Role, subject: &str, prover: &str, nonce: &[u8]) -> Option<Hmac<Sha256>> {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.as_bytes()).ok()?;
     for part in [
         b"elicitd-proof-v1".as_slice(),
         role.label(),
@@ -81,7 +78,7 @@ fn mac(secret: &str, role: Role, subject: &str, prover: &str, nonce: &[u8]) -> H
         mac.update(&(part.len() as u64).to_be_bytes());
         mac.update(part);
     }
-    mac
+    Some(mac)
 }
 
 /// Why a broker was not believed.
