@@ -32,16 +32,23 @@ impl Backlog {
         self.bytes.fetch_add(n, Ordering::AcqRel);
     }
 
-    /// Counts `n` bytes written out, and wakes whoever waits for room.
+    /// Counts `n` bytes written out, and wakes whoever waits for room
+    /// when this drain made some.
     pub fn drained(&self, n: usize) {
-        self.bytes.fetch_sub(n, Ordering::AcqRel);
-        self.drained.notify_waiters();
+        let before = self.bytes.fetch_sub(n, Ordering::AcqRel);
+        if before >= QUEUE_BYTES && before - n < QUEUE_BYTES {
+            self.drained.notify_waiters();
+        }
     }
 
     /// The writer has stopped: nobody need wait for it any more.
     pub fn close(&self) {
         self.closed.store(true, Ordering::Release);
         self.drained.notify_waiters();
+    }
+
+    fn has_room(&self) -> bool {
+        self.closed.load(Ordering::Acquire) || self.queued() < QUEUE_BYTES
     }
 
     /// The bytes queued now.
@@ -52,13 +59,16 @@ impl Backlog {
     /// Returns once fewer than [`QUEUE_BYTES`] are queued, or the writer
     /// has stopped. Cancel-safe: it takes nothing.
     pub async fn room(&self) {
+        if self.has_room() {
+            return;
+        }
         loop {
             let drained = self.drained.notified();
             tokio::pin!(drained);
             // Registered before the check, so that a drain between the
             // check and the wait is not missed.
             drained.as_mut().enable();
-            if self.closed.load(Ordering::Acquire) || self.queued() < QUEUE_BYTES {
+            if self.has_room() {
                 return;
             }
             drained.await;

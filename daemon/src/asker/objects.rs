@@ -2,35 +2,42 @@
 //! and `Session1` and `Request1` for what it opened. Each call goes to the
 //! broker over the peer's bus connection; nothing else is served.
 
-use std::sync::Arc;
-
 use elicit_proto::Error;
 use elicit_proto::dbus::{Broker1Proxy, Dict, Request1Proxy, Session1Proxy};
-use zbus::ObjectServer;
+use zbus::proxy::CacheProperties;
 use zbus::zvariant::{OwnedObjectPath, OwnedValue};
-
-use super::relay::Upstream;
+use zbus::{Connection, ObjectServer};
 
 /// `dev.elicitd.Broker1`, the methods that open or resume a session only.
 #[derive(Debug)]
 pub(super) struct AskerBroker {
-    upstream: Arc<Upstream>,
+    /// The peer's own connection to the broker's bus; when it closes, the
+    /// broker sees an owner leave, as with any client.
+    upstream: Connection,
+    broker: Broker1Proxy<'static>,
 }
 
 impl AskerBroker {
-    pub(super) fn new(upstream: Arc<Upstream>) -> Self {
-        AskerBroker { upstream }
-    }
-
-    async fn broker(&self) -> Result<Broker1Proxy<'static>, Error> {
-        Ok(Broker1Proxy::new(&self.upstream.conn).await?)
+    /// The objects a peer reaches over `upstream`. Every proxy here is
+    /// built once and without a property cache, which would cost a GetAll
+    /// and an AddMatch each.
+    pub(super) async fn new(upstream: Connection) -> zbus::Result<Self> {
+        let broker = Broker1Proxy::builder(&upstream)
+            .cache_properties(CacheProperties::No)
+            .build()
+            .await?;
+        Ok(AskerBroker { upstream, broker })
     }
 
     /// Serves `Session1` at `path` for the peer, unless it is served already.
     async fn serve_session(&self, server: &ObjectServer, path: &OwnedObjectPath) -> Result<(), Error> {
         let session = AskerSession {
             upstream: self.upstream.clone(),
-            path: path.clone(),
+            session: Session1Proxy::builder(&self.upstream)
+                .path(path.clone())?
+                .cache_properties(CacheProperties::No)
+                .build()
+                .await?,
         };
         server.at(path.as_ref(), session).await?;
         Ok(())
@@ -50,12 +57,7 @@ impl AskerBroker {
         origin.insert("remote".into(), OwnedValue::from(true));
         origin.remove("verified-exe");
         origin.remove("verified-args");
-        let (path, token) = self
-            .broker()
-            .await?
-            .open_session(origin)
-            .await
-            .map_err(Error::from)?;
+        let (path, token) = self.broker.open_session(origin).await?;
         self.serve_session(server, &path).await?;
         Ok((path, token))
     }
@@ -66,12 +68,7 @@ impl AskerBroker {
         resume_token: &str,
         #[zbus(object_server)] server: &ObjectServer,
     ) -> Result<OwnedObjectPath, Error> {
-        let path = self
-            .broker()
-            .await?
-            .resume_session(resume_token)
-            .await
-            .map_err(Error::from)?;
+        let path = self.broker.resume_session(resume_token).await?;
         self.serve_session(server, &path).await?;
         Ok(path)
     }
@@ -80,17 +77,8 @@ impl AskerBroker {
 /// `dev.elicitd.Session1` of one session the peer opened.
 #[derive(Debug)]
 struct AskerSession {
-    upstream: Arc<Upstream>,
-    path: OwnedObjectPath,
-}
-
-impl AskerSession {
-    async fn session(&self) -> Result<Session1Proxy<'static>, Error> {
-        Ok(Session1Proxy::builder(&self.upstream.conn)
-            .path(self.path.clone())?
-            .build()
-            .await?)
-    }
+    upstream: Connection,
+    session: Session1Proxy<'static>,
 }
 
 #[zbus::interface(name = "dev.elicitd.Session1")]
@@ -102,15 +90,14 @@ impl AskerSession {
         options: Dict,
         #[zbus(object_server)] server: &ObjectServer,
     ) -> Result<OwnedObjectPath, Error> {
-        let path = self
-            .session()
-            .await?
-            .elicit(request_json, options)
-            .await
-            .map_err(Error::from)?;
+        let path = self.session.elicit(request_json, options).await?;
         let request = AskerRequest {
-            upstream: self.upstream.clone(),
             path: path.clone(),
+            request: Request1Proxy::builder(&self.upstream)
+                .path(path.clone())?
+                .cache_properties(CacheProperties::No)
+                .build()
+                .await?,
         };
         server.at(path.as_ref(), request).await?;
         Ok(path)
@@ -118,30 +105,23 @@ impl AskerSession {
 
     /// Emits `Response` again for every answered, undelivered form.
     async fn redeliver(&self) -> Result<(), Error> {
-        self.session().await?.redeliver().await.map_err(Error::from)
+        Ok(self.session.redeliver().await?)
     }
 
     /// Closes the session and cancels its forms.
     async fn close(&self) -> Result<(), Error> {
-        self.session().await?.close().await.map_err(Error::from)
+        Ok(self.session.close().await?)
     }
 }
 
 /// `dev.elicitd.Request1` of one form the peer submitted.
 #[derive(Debug)]
 struct AskerRequest {
-    upstream: Arc<Upstream>,
     path: OwnedObjectPath,
+    request: Request1Proxy<'static>,
 }
 
 impl AskerRequest {
-    async fn request(&self) -> Result<Request1Proxy<'static>, Error> {
-        Ok(Request1Proxy::builder(&self.upstream.conn)
-            .path(self.path.clone())?
-            .build()
-            .await?)
-    }
-
     /// The peer is done with this form: stop serving its object.
     async fn forget(&self, server: &ObjectServer) {
         let _ = server.remove::<AskerRequest, _>(self.path.as_ref()).await;
@@ -152,14 +132,14 @@ impl AskerRequest {
 impl AskerRequest {
     /// The peer has the outcome.
     async fn acknowledge(&self, #[zbus(object_server)] server: &ObjectServer) -> Result<(), Error> {
-        self.request().await?.acknowledge().await.map_err(Error::from)?;
+        self.request.acknowledge().await?;
         self.forget(server).await;
         Ok(())
     }
 
     /// Withdraws the form.
     async fn close(&self, #[zbus(object_server)] server: &ObjectServer) -> Result<(), Error> {
-        self.request().await?.close().await.map_err(Error::from)?;
+        self.request.close().await?;
         self.forget(server).await;
         Ok(())
     }

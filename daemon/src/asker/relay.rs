@@ -1,25 +1,15 @@
 //! One asker-socket peer: its peer-to-peer connection, the bus connection
 //! its calls are re-issued on, and the `Response` signals carried back.
 
-use std::sync::Arc;
-
 use elicit_proto::dbus::{BROKER_PATH, BUS_NAME, Dict, SESSION_PREFIX};
 use futures_util::StreamExt;
 use tokio::net::UnixStream;
-use zbus::connection::{Builder, Connection};
+use zbus::connection::Builder;
 use zbus::object_server::SignalEmitter;
 use zbus::{AuthMechanism, Guid, MatchRule, MessageStream};
 
 use super::objects::AskerBroker;
 use crate::bus::RequestIface;
-
-/// What a peer's objects share: the bus connection that owns its sessions.
-#[derive(Debug)]
-pub(super) struct Upstream {
-    /// The peer's own connection to the broker's bus; when it closes, the
-    /// broker sees an owner leave, as with any client.
-    pub conn: Connection,
-}
 
 /// Serves one peer until it hangs up.
 pub(super) async fn serve_peer(stream: UnixStream, bus: Option<String>) {
@@ -35,14 +25,11 @@ async fn relay(stream: UnixStream, bus: Option<String>) -> zbus::Result<()> {
     }
     .build()
     .await?;
-    let shared = Arc::new(Upstream {
-        conn: upstream.clone(),
-    });
     let peer = Builder::unix_stream(stream)
         .server(Guid::generate())?
         .p2p()
         .auth_mechanism(AuthMechanism::Anonymous)
-        .serve_at(BROKER_PATH, AskerBroker::new(shared))?
+        .serve_at(BROKER_PATH, AskerBroker::new(upstream.clone()).await?)?
         .build()
         .await?;
     tracing::debug!(upstream = ?upstream.unique_name(), "an asker-socket peer connected");
