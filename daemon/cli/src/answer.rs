@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use elicit_proto::{Error, FieldError, Limits};
+use elicit_proto::{Action, Error, FieldError, Limits};
 
 use crate::control::broker;
 use crate::input::read_capped;
@@ -52,16 +52,16 @@ pub async fn answer(args: AnswerArgs, bus: Option<&str>) -> anyhow::Result<ExitC
             };
             anyhow::bail!("{name} is not JSON: {error}");
         }
-        ("accept", text)
+        (Action::Accept, text)
     } else if let Some(content) = args.accept {
         esay!(
             "elicit: warning: --accept puts the answer on the command line, where every user of this machine can read it; use --accept-file FILE (or - for standard input)"
         );
-        ("accept", content)
+        (Action::Accept, content)
     } else if args.decline {
-        ("decline", String::new())
+        (Action::Decline, String::new())
     } else {
-        ("cancel", String::new())
+        (Action::Cancel, String::new())
     };
     let broker = broker(bus).await?;
     let claimed = broker.claim(&args.form).await.map_err(Error::from);
@@ -73,7 +73,7 @@ pub async fn answer(args: AnswerArgs, bus: Option<&str>) -> anyhow::Result<ExitC
         }
     };
     match broker
-        .answer(&args.form, &token, action, &content)
+        .answer(&args.form, &token, action.as_str(), &content)
         .await
         .map_err(Error::from)
     {

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use elicit_client::{ClientSession, connect};
+use elicit_proto::Action;
 use elicit_proto::dbus::Origin;
 use serde_json::json;
 
@@ -91,9 +92,9 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     crate::out::json_final(&result.to_string());
     // The form is delivered; closing the session tidies the daemon up.
     let _ = session.close().await;
-    Ok(match outcome.action.as_str() {
-        "accept" => ExitCode::SUCCESS,
-        "decline" => ExitCode::from(3),
+    Ok(match outcome.action.parse() {
+        Ok(Action::Accept) => ExitCode::SUCCESS,
+        Ok(Action::Decline) => ExitCode::from(3),
         _ => ExitCode::from(4),
     })
 }
