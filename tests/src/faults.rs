@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::{Event, Shown, TestFrontend};
-use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, SESSION_PREFIX};
+pub use crate::{history, list_forms};
+use elicit_proto::dbus::{BUS_NAME, Dict, SESSION_PREFIX};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
@@ -59,18 +60,6 @@ pub fn seed() -> u64 {
                 .map(|d| d.as_nanos() as u64)
                 .unwrap_or(1)
         })
-}
-
-/// The daemon's `ListForms`, parsed.
-pub async fn list_forms(conn: &zbus::Connection) -> Vec<Value> {
-    let broker = Broker1Proxy::new(conn).await.expect("proxy");
-    serde_json::from_str(&broker.list_forms().await.expect("list")).expect("JSON")
-}
-
-/// The daemon's history, newest first, parsed.
-pub async fn history(conn: &zbus::Connection) -> Vec<Value> {
-    let broker = Broker1Proxy::new(conn).await.expect("proxy");
-    serde_json::from_str(&broker.history(10_000).await.expect("history")).expect("JSON")
 }
 
 /// The daemon's unique name and pid, as the bus knows them.

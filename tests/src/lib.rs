@@ -73,6 +73,27 @@ where
     .await;
 }
 
+/// A program on `PATH`.
+pub fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(program))
+            .find(|p| p.is_file())
+    })
+}
+
+/// The daemon's `ListForms`, parsed.
+pub async fn list_forms(conn: &zbus::Connection) -> Vec<serde_json::Value> {
+    let broker = elicit_proto::dbus::Broker1Proxy::new(conn).await.expect("proxy");
+    serde_json::from_str(&broker.list_forms().await.expect("list")).expect("JSON")
+}
+
+/// The daemon's history, newest first, parsed.
+pub async fn history(conn: &zbus::Connection) -> Vec<serde_json::Value> {
+    let broker = elicit_proto::dbus::Broker1Proxy::new(conn).await.expect("proxy");
+    serde_json::from_str(&broker.history(10_000).await.expect("history")).expect("JSON")
+}
+
 /// True when the tests run as root (needed to act as another user).
 pub fn is_root() -> bool {
     std::fs::metadata("/proc/self")

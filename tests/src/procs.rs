@@ -51,3 +51,12 @@ pub fn kill(signal: &str, pid: u32) {
         .expect("kill runs");
     assert!(status.success(), "kill {signal} {pid}");
 }
+
+/// True once process `pid` has exited: gone, or a zombie (or dead) that
+/// its parent has not reaped yet.
+pub fn exited(pid: u32) -> bool {
+    match stat(&pid.to_string()) {
+        None => true,
+        Some((_, state, _, _)) => state == "Z" || state == "X",
+    }
+}

@@ -14,15 +14,6 @@ pub struct Sshd {
     _server: tokio::process::Child,
 }
 
-/// A program on PATH.
-pub fn which(program: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|p| p.join(program))
-            .find(|p| p.is_file())
-    })
-}
-
 /// `None` after a loud notice when `what` is missing, a failure under `CI`.
 pub fn required(what: &str, found: bool) -> bool {
     if !found {
@@ -39,7 +30,7 @@ impl Sshd {
     /// Starts sshd, or returns `None` (see [`required`]) without OpenSSH.
     pub fn start() -> Option<Sshd> {
         let sshd = PathBuf::from("/usr/sbin/sshd");
-        let found = sshd.exists() && which("ssh").is_some() && which("ssh-keygen").is_some();
+        let found = sshd.exists() && crate::which("ssh").is_some() && crate::which("ssh-keygen").is_some();
         if !required("OpenSSH (openssh-server, openssh-client)", found) {
             return None;
         }

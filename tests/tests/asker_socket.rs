@@ -7,7 +7,8 @@ use std::process::Stdio;
 
 use elicit_proto::dbus::Broker1Proxy;
 use elicit_tests::mcp::{Host, text_of};
-use elicit_tests::ssh::{Sshd, required, which};
+use elicit_tests::ssh::{Sshd, required};
+use elicit_tests::which;
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, binary, eventually, is_root, within};
 use serde_json::{Value, json};
 

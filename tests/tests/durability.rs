@@ -26,11 +26,7 @@ const SCHEMA: &str = r#"{"type":"object","properties":{"n":{"type":"integer"}},"
 
 /// `strace`, or a loud skip (a failure under `CI`).
 fn strace() -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join("strace"))
-            .find(|candidate| candidate.is_file())
-    });
+    let found = elicit_tests::which("strace");
     if found.is_none() {
         assert!(
             std::env::var_os("CI").is_none(),

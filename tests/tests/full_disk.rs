@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use elicit_client::ClientSession;
 use elicit_proto::Error;
 use elicit_proto::dbus::{Broker1Proxy, Origin};
+use elicit_tests::procs::exited;
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, eventually, within};
 use serde_json::{Value, json};
 
@@ -122,17 +123,6 @@ fn assert_no_space<T: std::fmt::Debug>(what: &str, result: Result<T, Error>) {
             "{what}: the storage error does not name the cause: {message}"
         ),
         other => panic!("{what}: expected a Storage error, got {other:?}"),
-    }
-}
-
-/// True once the process `pid` has exited (gone, or a zombie its parent
-/// has not reaped yet).
-fn exited(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
     }
 }
 

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use elicit_proto::dbus::BUS_NAME;
+use elicit_tests::procs::exited;
 use elicit_tests::{Daemon, PrivateBus, ask, binary, eventually, printed, within};
 use serde_json::Value;
 
@@ -82,17 +83,6 @@ async fn owner_pid(bus: &PrivateBus) -> u32 {
     dbus.get_connection_unix_process_id(name)
         .await
         .expect("the daemon's pid")
-}
-
-/// True once `pid` has exited: no process, or a zombie nobody reaped yet
-/// (the bus that started it is gone, so its new parent reaps it).
-fn exited(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
-    }
 }
 
 /// Stops an activated daemon that a failing test leaves behind.

@@ -3,21 +3,8 @@
 
 use std::process::Stdio;
 
-use elicit_proto::dbus::Broker1Proxy;
 use elicit_tests::{Daemon, PrivateBus, binary, eventually};
-use serde_json::Value;
 use tokio::io::AsyncWriteExt;
-
-async fn history(bus: &PrivateBus) -> Vec<Value> {
-    let conn = bus.connect().await;
-    let text = Broker1Proxy::new(&conn)
-        .await
-        .expect("proxy")
-        .history(50)
-        .await
-        .expect("history");
-    serde_json::from_str(&text).expect("JSON")
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rules_see_the_executable_the_proxy_resolved_and_its_arguments() {
@@ -56,10 +43,10 @@ async fn rules_see_the_executable_the_proxy_resolved_and_its_arguments() {
         .expect("ask");
 
     eventually("the rule's decline in history", || async {
-        !history(&bus).await.is_empty()
+        !elicit_tests::history(&bus.connect().await).await.is_empty()
     })
     .await;
-    let record = history(&bus).await.remove(0);
+    let record = elicit_tests::history(&bus.connect().await).await.remove(0);
     let reason = record["reason"].as_str().expect("a reason").to_owned();
     let python = which_python3();
     assert!(reason.contains(&format!("exe={}", python.display())), "{reason}");
@@ -69,10 +56,7 @@ async fn rules_see_the_executable_the_proxy_resolved_and_its_arguments() {
 
 /// `python3` as `exec` would find it, with symlinks resolved.
 fn which_python3() -> std::path::PathBuf {
-    let path = std::env::var_os("PATH").expect("PATH");
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("python3"))
-        .find(|candidate| candidate.is_file())
+    elicit_tests::which("python3")
         .expect("python3 on PATH")
         .canonicalize()
         .expect("resolvable")

@@ -32,17 +32,6 @@ async fn client(bus: &PrivateBus, server: &str) -> ClientSession {
     ClientSession::open(&conn, &origin).await.expect("session")
 }
 
-async fn history(bus: &PrivateBus) -> Vec<Value> {
-    let conn = bus.connect().await;
-    let text = Broker1Proxy::new(&conn)
-        .await
-        .expect("proxy")
-        .history(50)
-        .await
-        .expect("history");
-    serde_json::from_str(&text).expect("JSON")
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rules_decide_and_history_names_the_rule() {
     let bus = PrivateBus::start();
@@ -80,7 +69,7 @@ async fn rules_decide_and_history_names_the_rule() {
     // awaiting its reply) arrives.
     let wanted = ["10-ci.rhai: no-ci-bot", "built-in: secret-guard"];
     eventually("both rules in history", || async {
-        let records = history(&bus).await;
+        let records = elicit_tests::history(&bus.connect().await).await;
         let by: Vec<&str> = records.iter().filter_map(|r| r["answered_by"].as_str()).collect();
         wanted.iter().all(|w| by.contains(w))
     })
