@@ -76,6 +76,10 @@ pub struct BrokerConfig {
     /// How long a front-end may take to accept `Show`, in milliseconds,
     /// before it counts as gone.
     pub show_timeout_ms: u64,
+    /// How long the daemon stays with no session open (and so no form
+    /// pending) before it exits, in seconds; D-Bus activation starts it
+    /// again on the next call. 0 means never; `--no-exit-on-idle` too.
+    pub exit_on_idle_secs: u64,
 }
 
 impl Default for BrokerConfig {
@@ -87,6 +91,7 @@ impl Default for BrokerConfig {
             client_grace_ms: 500,
             default_timeout_secs: 3600,
             show_timeout_ms: 5000,
+            exit_on_idle_secs: 60,
         }
     }
 }
@@ -95,6 +100,11 @@ impl BrokerConfig {
     /// The grace period as a duration.
     pub fn client_grace(&self) -> Duration {
         Duration::from_millis(self.client_grace_ms)
+    }
+
+    /// How long to stay idle before exiting; `None` for never.
+    pub fn exit_on_idle(&self) -> Option<Duration> {
+        (self.exit_on_idle_secs > 0).then(|| Duration::from_secs(self.exit_on_idle_secs))
     }
 }
 

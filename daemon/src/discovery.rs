@@ -41,6 +41,12 @@ impl Record {
         })
     }
 
+    /// Leaves the record in place: the bus lives on, and activation
+    /// starts elicitd on it again (the daemon is exiting idle).
+    pub fn keep(self) {
+        std::mem::forget(self);
+    }
+
     /// Where the record is.
     pub fn path(&self) -> &Path {
         &self.path

@@ -15,6 +15,7 @@ mod bus;
 mod config;
 mod discovery;
 mod durable;
+mod idle_exit;
 mod launcher;
 mod lifecycle;
 mod logging;
@@ -60,6 +61,11 @@ struct Args {
     /// Serve no asker socket.
     #[arg(long, conflicts_with = "asker_socket")]
     no_asker_socket: bool,
+    /// Keep running when idle, whatever `[broker] exit-on-idle-secs` says
+    /// (by default the daemon exits after 60 s with no session open, and
+    /// D-Bus activation starts it again on the next call).
+    #[arg(long)]
+    no_exit_on_idle: bool,
     /// Write man pages and shell completions into DIR, then exit (packaging).
     #[arg(long, value_name = "DIR", hide = true)]
     generate_docs: Option<PathBuf>,
@@ -120,6 +126,10 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
         .or_else(paths::config_file)
         .ok_or_else(|| anyhow!("no home directory: pass --config"))?;
     let config = Config::load(&config_path)?;
+    let exit_on_idle = match args.no_exit_on_idle {
+        true => None,
+        false => config.broker.exit_on_idle(),
+    };
     for path in crate::state_dir::prepare(&state_dir)? {
         tracing::warn!(path = %path.display(), "other users could read this; made it private to you");
     }
@@ -168,14 +178,29 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     tracing::info!(sessions, forms, state_dir = %state_dir.display(), "elicitd ready on {BUS_NAME}");
     // For proxies whose host stripped DBUS_SESSION_BUS_ADDRESS; removed
     // when this value drops at the end of `run`.
-    let _record = record_bus(args.bus.as_deref());
+    let record = record_bus(args.bus.as_deref());
 
     // Without systemd nothing stops the daemon when the session ends; its
     // bus going away is that signal, and the next session's daemon needs
     // the state directory.
+    let idle = async {
+        match exit_on_idle {
+            Some(period) => idle_exit::until_idle(broker.clone(), period).await,
+            None => std::future::pending().await,
+        }
+    };
     let reason = tokio::select! {
-        signal = shutdown_signal() => signal,
-        () = conn.closed() => "its bus connection closed",
+        signal = shutdown_signal() => signal.to_owned(),
+        () = conn.closed() => "its bus connection closed".to_owned(),
+        () = idle => {
+            // The bus lives on and can start the next daemon: the record
+            // still names a bus where elicitd can be reached.
+            if let Some(record) = record {
+                record.keep();
+            }
+            let secs = exit_on_idle.map_or(0, |p| p.as_secs());
+            format!("idle for {secs} s (nothing pending, no session open); D-Bus activation starts it again")
+        }
     };
     tracing::info!("elicitd stopping: {reason}");
     broker.stop().await;

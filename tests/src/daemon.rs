@@ -16,6 +16,8 @@ pub struct Daemon {
     log: PathBuf,
     /// Environment changes for the process: `None` removes a variable.
     env: Vec<(String, Option<String>)>,
+    /// Extra command-line arguments.
+    args: Vec<String>,
 }
 
 impl Daemon {
@@ -29,6 +31,17 @@ impl Daemon {
     /// variable set to `Some` value or removed for `None` (the front-end
     /// launcher reads `DISPLAY` and `WAYLAND_DISPLAY`).
     pub async fn start_with_env(bus: &PrivateBus, config_toml: &str, env: &[(&str, Option<&str>)]) -> Daemon {
+        Daemon::start_with(bus, config_toml, env, &[]).await
+    }
+
+    /// [`Daemon::start_with_env`] with extra command-line arguments
+    /// (`--no-exit-on-idle`).
+    pub async fn start_with(
+        bus: &PrivateBus,
+        config_toml: &str,
+        env: &[(&str, Option<&str>)],
+        args: &[&str],
+    ) -> Daemon {
         let state_dir = bus.dir().join("state");
         let config = bus.dir().join("config.toml");
         std::fs::write(&config, config_toml).expect("write config");
@@ -42,6 +55,7 @@ impl Daemon {
                 .iter()
                 .map(|(name, value)| ((*name).to_owned(), value.map(str::to_owned)))
                 .collect(),
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
         };
         daemon.spawn(None).await;
         daemon
@@ -85,6 +99,7 @@ impl Daemon {
             .arg(&self.state_dir)
             .arg("--config")
             .arg(&self.config)
+            .args(&self.args)
             .stdin(Stdio::null())
             .stderr(log)
             .spawn()

@@ -10,6 +10,7 @@ mod bus;
 mod daemon;
 pub mod faults;
 mod frontend;
+pub mod home;
 pub mod mcp;
 pub mod procs;
 pub mod ssh;

@@ -5,96 +5,13 @@
 //! private file that `elicit status` points to.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use elicit_proto::dbus::BUS_NAME;
+use elicit_tests::home::{Home, Reaper, owner_pid};
 use elicit_tests::procs::exited;
 use elicit_tests::{Daemon, PrivateBus, ask, binary, eventually, printed, within};
 use serde_json::Value;
-
-/// A user's folders: XDG state and config, and the D-Bus service file the
-/// sessions' buses read, naming the binary under test.
-struct Home {
-    dir: tempfile::TempDir,
-}
-
-impl Home {
-    fn new() -> Home {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let services = dir.path().join("services");
-        std::fs::create_dir(&services).expect("services dir");
-        std::fs::write(
-            services.join(format!("{BUS_NAME}.service")),
-            format!(
-                "[D-BUS Service]\nName={BUS_NAME}\nExec={}\n",
-                binary("elicitd").display()
-            ),
-        )
-        .expect("service file");
-        Home { dir }
-    }
-
-    fn state(&self) -> PathBuf {
-        self.dir.path().join("state")
-    }
-
-    /// The daemon's state directory under `XDG_STATE_HOME`.
-    fn state_dir(&self) -> PathBuf {
-        self.state().join("elicitd")
-    }
-
-    /// A login session's bus: the service directory in its config, the
-    /// XDG folders in the environment it gives what it activates.
-    fn session(&self) -> PrivateBus {
-        let services = self.dir.path().join("services");
-        PrivateBus::start_like_dbus_launch(
-            &format!("<servicedir>{}</servicedir>", services.display()),
-            &[
-                ("XDG_STATE_HOME", &self.state()),
-                ("XDG_CONFIG_HOME", &self.dir.path().join("config")),
-            ],
-        )
-    }
-
-    /// `elicit status` as this user on `bus`: it activates the daemon.
-    fn status(&self, bus: &PrivateBus) -> (bool, String) {
-        let output = Command::new(binary("elicit"))
-            .args(["--bus", bus.address(), "status"])
-            .env("XDG_STATE_HOME", self.state())
-            .output()
-            .expect("elicit status runs");
-        (
-            output.status.success(),
-            format!(
-                "{}{}",
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            ),
-        )
-    }
-}
-
-/// The PID of the name's owner on `bus`.
-async fn owner_pid(bus: &PrivateBus) -> u32 {
-    let conn = bus.connect().await;
-    let dbus = zbus::fdo::DBusProxy::new(&conn).await.expect("bus proxy");
-    let name = zbus::names::BusName::try_from(BUS_NAME).expect("name");
-    dbus.get_connection_unix_process_id(name)
-        .await
-        .expect("the daemon's pid")
-}
-
-/// Stops an activated daemon that a failing test leaves behind.
-struct Reaper(u32);
-
-impl Drop for Reaper {
-    fn drop(&mut self) {
-        if !exited(self.0) {
-            let _ = Command::new("kill").arg(self.0.to_string()).status();
-        }
-    }
-}
 
 fn mode(path: &Path) -> u32 {
     std::fs::metadata(path)
@@ -112,7 +29,7 @@ async fn the_daemon_leaves_with_its_bus_and_the_next_session_starts_it_again() {
     let first = home.session();
     let (ok, said) = home.status(&first);
     assert!(ok, "elicit status activates the daemon: {said}");
-    let pid = owner_pid(&first).await;
+    let pid = owner_pid(&first).await.expect("the daemon's pid");
     let _reap_first = Reaper(pid);
     assert!(
         said.contains(&format!("log:           {}", log.display())),
@@ -137,7 +54,7 @@ async fn the_daemon_leaves_with_its_bus_and_the_next_session_starts_it_again() {
     let second = home.session();
     let (ok, said) = home.status(&second);
     assert!(ok, "the next session's activation works: {said}");
-    let again = owner_pid(&second).await;
+    let again = owner_pid(&second).await.expect("the daemon's pid");
     let _reap_second = Reaper(again);
     assert_ne!(again, pid);
     let asking = ask(

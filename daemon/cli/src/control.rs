@@ -108,6 +108,12 @@ pub struct WatchArgs {
 pub async fn watch(args: WatchArgs, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     let broker = broker(bus).await?;
     let mut changes = broker.receive_form_changed().await?;
+    // The daemon exits when idle and a new one knows no watchers: watch
+    // again whenever the name gets an owner.
+    let mut owners = zbus::fdo::DBusProxy::new(broker.inner().connection())
+        .await?
+        .receive_name_owner_changed_with_args(&[(0, elicit_proto::dbus::BUS_NAME)])
+        .await?;
     // FormChanged goes to watchers alone, never to the whole bus.
     broker.watch().await?;
     // Tell a script the subscription is live before any event it causes.
@@ -116,7 +122,19 @@ pub async fn watch(args: WatchArgs, bus: Option<&str>) -> anyhow::Result<ExitCod
     } else {
         say!("watching form events");
     }
-    while let Some(change) = changes.next().await {
+    loop {
+        let change = tokio::select! {
+            change = changes.next() => change,
+            owner = owners.next() => {
+                let Some(owner) = owner else { break };
+                let back = owner.args().is_ok_and(|a| a.new_owner().is_some());
+                if back && let Err(error) = broker.watch().await {
+                    esay!("elicit watch: the broker is back but refused to be watched: {error}");
+                }
+                continue;
+            }
+        };
+        let Some(change) = change else { break };
         let Ok(a) = change.args() else { continue };
         if args.json {
             out::json(

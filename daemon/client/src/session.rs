@@ -73,10 +73,7 @@ impl ClientSession {
             .await?;
         // The reply's sender, not a later GetNameOwner: the broker that
         // issued the token is the one to believe.
-        let ((path, resume_token), daemon): ((OwnedObjectPath, String), String) =
-            trust::call_broker(conn, "OpenSession", &(origin.to_dict(),))
-                .await
-                .map_err(Error::from)?;
+        let ((path, resume_token), daemon) = open_session(conn, origin).await?;
         let id = path.as_str().rsplit('/').next().unwrap_or_default().to_owned();
         // Subscribe before the first submission: a policy may answer at once.
         let rule = MatchRule::builder()
@@ -390,6 +387,33 @@ impl ClientSession {
             }
         }
         self.session_proxy().await?.close().await.map_err(Error::from)
+    }
+}
+
+/// How often `OpenSession` is sent again when the daemon left the bus
+/// without replying to it.
+const OPEN_ATTEMPTS: usize = 3;
+
+/// `OpenSession`, sent again when the broker left the bus without a reply:
+/// a daemon exiting idle lets go of its name first and serves what reached
+/// it before, but a call may still meet one on its way out (or one that
+/// crashed). The next attempt starts a fresh daemon by D-Bus activation.
+/// The reply's sender is the broker to believe.
+async fn open_session(
+    conn: &Connection,
+    origin: &Origin,
+) -> Result<((OwnedObjectPath, String), String), Error> {
+    let mut attempt = 1;
+    loop {
+        match trust::call_broker(conn, "OpenSession", &(origin.to_dict(),)).await {
+            Err(zbus::Error::MethodError(name, ..))
+                if name.as_str() == "org.freedesktop.DBus.Error.NoReply" && attempt < OPEN_ATTEMPTS =>
+            {
+                tracing::info!("the broker left without replying to OpenSession; asking again");
+                attempt += 1;
+            }
+            other => return other.map_err(Error::from),
+        }
     }
 }
 

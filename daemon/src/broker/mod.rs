@@ -10,6 +10,7 @@ mod delivery;
 mod dispatch;
 mod forms;
 mod handoff;
+mod idle;
 mod remember;
 mod restore;
 mod retire;
@@ -88,6 +89,8 @@ pub struct Broker {
     deadlines: Arc<timer::Deadlines>,
     /// The tasks the broker spawned, ended by [`Broker::stop`].
     tasks: timer::Tasks,
+    /// What keeps the daemon from exiting idle, and since when.
+    idleness: idle::Idleness,
 }
 
 /// How many `Show`/`Withdraw` calls may wait for replies at once.
@@ -145,6 +148,7 @@ impl Broker {
             calls_out: Arc::new(tokio::sync::Semaphore::new(CALLS_OUT)),
             deadlines: Arc::default(),
             tasks,
+            idleness: idle::Idleness::default(),
         });
         broker.spawn(timer::run_timer(
             Arc::downgrade(&broker),

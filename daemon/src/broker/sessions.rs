@@ -134,6 +134,7 @@ impl Broker {
             return Err(error);
         }
         self.lock().close_session(session);
+        self.activity();
         let _ = self
             .conn
             .object_server()

@@ -161,6 +161,12 @@ impl State {
         (self.pending(), self.sessions.len(), self.frontends.len())
     }
 
+    /// Whether nothing keeps the daemon running: no open session, and so
+    /// no live form (every form belongs to a session).
+    pub fn idle(&self) -> bool {
+        self.sessions.is_empty() && self.forms.is_empty()
+    }
+
     /// Session ids, the one whose head form waits longest first (sessions
     /// with an empty queue last), so that a front-end arriving late is
     /// shown forms in the order they were asked.

@@ -36,6 +36,7 @@ impl BrokerIface {
         #[zbus(header)] header: Header<'_>,
         origin: Dict,
     ) -> Result<(OwnedObjectPath, String), Error> {
+        let _busy = self.broker.busy();
         let caller = self.broker.caller(header.sender()).await?;
         let (path, token) = self
             .broker
@@ -50,6 +51,7 @@ impl BrokerIface {
         #[zbus(header)] header: Header<'_>,
         resume_token: &str,
     ) -> Result<OwnedObjectPath, Error> {
+        let _busy = self.broker.busy();
         let caller = self.broker.caller(header.sender()).await?;
         object_path(self.broker.resume_session(&caller, resume_token).await?)
     }
@@ -74,6 +76,7 @@ impl BrokerIface {
         session: &str,
         proof: Vec<u8>,
     ) -> Result<OwnedObjectPath, Error> {
+        let _busy = self.broker.busy();
         let caller = self.broker.caller(header.sender()).await?;
         object_path(self.broker.resume_proven(&caller, session, &proof).await?)
     }

@@ -1,0 +1,162 @@
+//! Idle means nothing running: the daemon exits after `exit-on-idle-secs`
+//! with no session open, keeps its name's bus record, and the next call
+//! starts it again by D-Bus activation; a front-end left open registers
+//! again with the new daemon (and no program starts beside it); pending
+//! forms and `--no-exit-on-idle` keep it running; a proxy opens its
+//! session only at its first form and closes it when its forms are done.
+//!
+//! The activated daemons run from a private bus's service folder, with a
+//! one-second idle period in their config.
+
+use std::process::Command;
+
+use elicit_client::ClientSession;
+use elicit_proto::dbus::Origin;
+use elicit_tests::home::{Home, Reaper, owner_pid};
+use elicit_tests::procs::exited;
+use elicit_tests::{Daemon, PrivateBus, TestFrontend, ask, binary, eventually, list_forms, printed, within};
+use serde_json::json;
+
+const IDLE_1S: &str = "[broker]\nexit-on-idle-secs = 1\n";
+
+const SCHEMA: &str = r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#;
+
+/// Waits until the broker's name has an owner on `bus`; its PID.
+async fn daemon_pid(bus: &PrivateBus) -> u32 {
+    within("the daemon to own its name", async {
+        loop {
+            if let Some(pid) = owner_pid(bus).await {
+                break pid;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    })
+    .await
+}
+
+/// Waits until daemon `pid` has exited and the name has no owner.
+async fn exits(bus: &PrivateBus, pid: u32) {
+    eventually("the daemon to exit idle", || async move { exited(pid) }).await;
+    assert_eq!(owner_pid(bus).await, None, "the name is released");
+}
+
+/// Answers the first listed form with `elicit answer ID --decline`.
+async fn decline_first(bus: &PrivateBus) {
+    let conn = bus.connect().await;
+    let id = within("a form to be queued", async {
+        loop {
+            if let Some(form) = list_forms(&conn).await.first() {
+                break form["id"].to_string().trim_matches('"').to_owned();
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    let answered = Command::new(binary("elicit"))
+        .args(["--bus", bus.address(), "answer", &id, "--decline"])
+        .output()
+        .expect("elicit answer");
+    assert!(answered.status.success(), "{answered:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_daemon_exits_and_the_next_ask_starts_it_again() {
+    let home = Home::with_config(IDLE_1S);
+    let bus = home.session();
+
+    let asking = ask(&bus, "First?", SCHEMA, &[]);
+    let first = daemon_pid(&bus).await;
+    let _reap_first = Reaper(first);
+    decline_first(&bus).await;
+    assert_eq!(printed(asking).await.1, Some(3));
+    // `elicit ask` closed its session: nothing keeps the daemon.
+    exits(&bus, first).await;
+    let log = home.log();
+    assert!(
+        log.contains("elicitd stopping: idle for 1 s (nothing pending, no session open)"),
+        "{log}"
+    );
+    // The bus lives on and can start elicitd: the record that env-stripped
+    // proxies find it by stays.
+    let uid = rustix::process::getuid().as_raw();
+    let record = home.path().join(format!(".local/state/elicitd/bus.{uid}"));
+    let recorded = std::fs::read_to_string(&record).unwrap_or_default();
+    assert_eq!(recorded.trim(), bus.address(), "{}", record.display());
+
+    // The next call starts a fresh daemon by activation, which serves it.
+    let asking = ask(&bus, "Second?", SCHEMA, &[]);
+    let second = daemon_pid(&bus).await;
+    let _reap_second = Reaper(second);
+    assert_ne!(second, first);
+    decline_first(&bus).await;
+    assert_eq!(printed(asking).await.1, Some(3));
+    exits(&bus, second).await;
+}
+
+/// Opens a session on `bus` and submits a form that nobody answers yet.
+async fn pending_form(
+    bus: &PrivateBus,
+) -> (zbus::Connection, ClientSession, zbus::zvariant::OwnedObjectPath) {
+    let conn = bus.connect().await;
+    let origin = Origin {
+        host: Some("idle-test".into()),
+        ..Origin::default()
+    };
+    let session = ClientSession::open(&conn, &origin).await.expect("open a session");
+    let form = session
+        .submit(
+            &json!({"message": "Still there?", "requestedSchema": serde_json::from_str::<serde_json::Value>(SCHEMA).expect("schema")}).to_string(),
+            None,
+            None,
+        )
+        .await
+        .expect("submit");
+    (conn, session, form)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pending_forms_and_no_exit_on_idle_keep_the_daemon_running() {
+    // Started in this order, each of the later ones idles no longer than
+    // the ones before: once the plain one has exited, the others have
+    // had their chance to.
+    let flagged_bus = PrivateBus::start();
+    let flagged = Daemon::start_with(&flagged_bus, IDLE_1S, &[], &["--no-exit-on-idle"]).await;
+    let pending_bus = PrivateBus::start();
+    let pending = Daemon::start(&pending_bus, IDLE_1S).await;
+    let (_conn, mut session, form) = pending_form(&pending_bus).await;
+    let plain_bus = PrivateBus::start();
+    let plain = Daemon::start(&plain_bus, IDLE_1S).await;
+    let plain_pid = plain.pid().expect("running");
+    exits(&plain_bus, plain_pid).await;
+    let pending_pid = pending.pid().expect("running");
+    assert!(
+        !exited(pending_pid),
+        "a pending form keeps the daemon: {}",
+        pending.log()
+    );
+    let flagged_pid = flagged.pid().expect("running");
+    assert!(
+        !exited(flagged_pid),
+        "--no-exit-on-idle keeps the daemon: {}",
+        flagged.log()
+    );
+
+    // Once the form is answered, acknowledged and its session closed,
+    // nothing keeps it.
+    let mut frontend = TestFrontend::register(&pending_bus, "script", 0).await;
+    let shown = frontend.next_show().await;
+    frontend
+        .answer(&shown, "decline", serde_json::Value::Null)
+        .await
+        .expect("decline");
+    let outcome = within("the outcome", session.wait(&form)).await.expect("outcome");
+    assert_eq!(outcome.action, "decline");
+    assert!(!exited(pending_pid), "an open session keeps the daemon");
+    session.close().await.expect("close");
+    exits(&pending_bus, pending_pid).await;
+    assert!(
+        !exited(flagged_pid),
+        "--no-exit-on-idle keeps the daemon: {}",
+        flagged.log()
+    );
+}
