@@ -13,6 +13,7 @@ use std::process::Command;
 use elicit_client::ClientSession;
 use elicit_proto::dbus::Origin;
 use elicit_tests::home::{Home, Reaper, owner_pid};
+use elicit_tests::mcp::{Host, everything, text_of};
 use elicit_tests::procs::exited;
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, ask, binary, eventually, list_forms, printed, within};
 use serde_json::json;
@@ -158,5 +159,43 @@ async fn pending_forms_and_no_exit_on_idle_keep_the_daemon_running() {
         !exited(flagged_pid),
         "--no-exit-on-idle keeps the daemon: {}",
         flagged.log()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proxy_opens_its_session_at_its_first_form_and_closes_it_when_done() {
+    let Some(server) = everything() else { return };
+    let home = Home::with_config(IDLE_1S);
+    let bus = home.session();
+    let (ok, said) = home.status(&bus);
+    assert!(ok, "{said}");
+    let first = daemon_pid(&bus).await;
+    let _reap_first = Reaper(first);
+
+    // A proxy whose server does not elicit holds no session: the daemon
+    // exits while it runs, and it relays on.
+    let mut host = Host::proxy(bus.address(), &[], &server);
+    host.initialize(json!({})).await;
+    host.call(1, "tools/list", json!({})).await;
+    exits(&bus, first).await;
+    let listed = host.call(2, "tools/list", json!({})).await;
+    assert!(listed["result"]["tools"].is_array(), "{listed}");
+
+    // Its first form starts the daemon again by activation.
+    let call = json!({"name": "trigger-elicitation-request", "arguments": {}});
+    host.send(json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":call}))
+        .await;
+    let second = daemon_pid(&bus).await;
+    let _reap_second = Reaper(second);
+    decline_first(&bus).await;
+    let (result, _) = host.response(json!(3)).await;
+    assert!(text_of(&result).contains("declined"), "{result}");
+    // Its forms are done: it closes its session, and the daemon exits
+    // again while the proxy still runs.
+    exits(&bus, second).await;
+    assert_eq!(
+        host.child.try_wait().expect("the proxy's state"),
+        None,
+        "the proxy runs on"
     );
 }

@@ -7,6 +7,9 @@
 //! outcome comes next. The session is opened lazily, at the first form, so
 //! that its origin already names the host and the server, and so that a
 //! proxy whose server never elicits never starts (or activates) elicitd.
+//! It is closed again once its forms are done (answered and acknowledged,
+//! or withdrawn) and no other came for [`SESSION_LINGER`]: an open session
+//! keeps elicitd running, and an agent that stopped asking must not.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -88,6 +91,12 @@ impl Broker {
 /// come back, before the elicitation gets the no-broker fallback.
 const RESTART_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// How long a session with nothing pending stays open for the next form:
+/// a server asking several forms one after the other keeps one session
+/// (opening one costs a durable write), and a second of it keeps elicitd
+/// alive no longer than its own idle period would anyway.
+pub const SESSION_LINGER: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// A submitted form waiting for its outcome.
 struct Pending {
     reply: oneshot::Sender<Reply>,
@@ -107,6 +116,9 @@ struct Actor {
     cancelled_rx: mpsc::UnboundedReceiver<OwnedObjectPath>,
     counter: u64,
     host_gone: bool,
+    /// When the last pending form was done; the session closes
+    /// [`SESSION_LINGER`] later unless another form comes.
+    done_at: Option<tokio::time::Instant>,
 }
 
 impl Actor {
@@ -122,12 +134,19 @@ impl Actor {
             cancelled_rx,
             counter: 0,
             host_gone: false,
+            done_at: None,
         }
     }
 
     async fn run(mut self, mut messages: mpsc::UnboundedReceiver<Message>) {
         loop {
             let waiting = !self.pending.is_empty() && self.session.is_some();
+            let lingering = match self.done_at {
+                Some(done) if self.pending.is_empty() && self.session.is_some() => {
+                    Some(done + SESSION_LINGER)
+                }
+                _ => None,
+            };
             tokio::select! {
                 // Messages first: `host_gone` is sent before the relay
                 // fires the forms' cancellations, and must win over them,
@@ -148,6 +167,10 @@ impl Actor {
                     }
                     Err(error) => self.lost(&error.to_string()),
                 },
+                () = sleep_until(lingering), if lingering.is_some() => self.close_session().await,
+            }
+            if self.pending.is_empty() && self.done_at.is_none() {
+                self.done_at = Some(tokio::time::Instant::now());
             }
         }
         // Every handle is gone: the proxy is shutting down.
@@ -164,9 +187,10 @@ impl Actor {
             let _ = job.reply.send(Reply::Withdrawn);
             return;
         }
+        self.done_at = None;
         if self.session.is_none() {
             let snapshot = self.origin.lock().map(|o| o.clone()).unwrap_or_default();
-            match open(self.bus.as_deref(), &snapshot).await {
+            match open(self.bus.as_deref(), self.conn.take(), &snapshot).await {
                 Ok((conn, opened)) => {
                     self.conn = Some(conn);
                     self.session = Some(opened);
@@ -227,6 +251,19 @@ impl Actor {
         let _ = pending.reply.send(Reply::Withdrawn);
     }
 
+    /// Nothing pending for a while: the session ends (its acknowledgements
+    /// confirmed first), so that elicitd may exit idle; the connection
+    /// stays for the next form.
+    async fn close_session(&mut self) {
+        self.done_at = None;
+        if let Some(session) = self.session.take() {
+            tracing::debug!("no form pending: closing the broker session");
+            if let Err(error) = session.close().await {
+                tracing::debug!(%error, "closing the broker session failed");
+            }
+        }
+    }
+
     async fn on_host_gone(&mut self) {
         self.host_gone = true;
         self.session = None;
@@ -264,11 +301,23 @@ async fn next_outcome(
     }
 }
 
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Opens a session on `conn`, or on a new connection to `bus`.
 async fn open(
     bus: Option<&str>,
+    conn: Option<zbus::Connection>,
     origin: &Origin,
 ) -> Result<(zbus::Connection, ClientSession), elicit_proto::Error> {
-    let conn = connect(bus).await?;
+    let conn = match conn {
+        Some(conn) => conn,
+        None => connect(bus).await?,
+    };
     let session = ClientSession::open(&conn, origin).await?;
     Ok((conn, session))
 }
