@@ -4,10 +4,18 @@
 //! one, in preference order, whose condition holds and whose front-end is
 //! not registered already (nor passed this very form on) is started, once:
 //! while it runs, it is not started again.
+//!
+//! A daemon that starts again (after an idle exit, say) while front-ends
+//! it served are still open first gives them a moment to register again:
+//! otherwise the form that activated it would start a second GTK window
+//! beside the one still on screen.
 
 use std::collections::{HashMap, HashSet};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use crate::config::{FrontendConfig, Program};
 
@@ -17,6 +25,24 @@ pub struct Launcher {
     programs: Vec<Program>,
     /// Started programs by their place in `programs`.
     children: Mutex<HashMap<usize, Child>>,
+    grace: Mutex<Grace>,
+}
+
+/// The wait at start for front-ends that are still open.
+#[derive(Debug, Default)]
+struct Grace {
+    /// When the wait ends at the latest.
+    until: Option<Instant>,
+    /// The unique bus names of the front-ends waited for.
+    returning: HashSet<String>,
+    /// A program was wanted meanwhile.
+    deferred: bool,
+}
+
+impl Grace {
+    fn holds(&self) -> bool {
+        !self.returning.is_empty() && self.until.is_some_and(|until| Instant::now() < until)
+    }
 }
 
 impl Launcher {
@@ -26,7 +52,41 @@ impl Launcher {
         Launcher {
             programs: config.programs_in_order(),
             children: Mutex::new(HashMap::new()),
+            grace: Mutex::new(Grace::default()),
         }
+    }
+
+    fn grace(&self) -> std::sync::MutexGuard<'_, Grace> {
+        self.grace.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// At start: the front-ends `returning` (unique bus names) were
+    /// registered before and are still on the bus, so no program starts
+    /// until they have registered again or `patience` has passed. Returns
+    /// when the wait ends, if there is one: only with programs configured
+    /// and front-ends to wait for.
+    pub fn await_returning(&self, returning: HashSet<String>, patience: Duration) -> Option<Instant> {
+        if self.programs.is_empty() || returning.is_empty() {
+            return None;
+        }
+        let until = Instant::now() + patience;
+        *self.grace() = Grace {
+            until: Some(until),
+            returning,
+            deferred: false,
+        };
+        Some(until)
+    }
+
+    /// `bus_name` registered: one fewer front-end to wait for.
+    pub fn registered(&self, bus_name: &str) {
+        self.grace().returning.remove(bus_name);
+    }
+
+    /// Ends the wait; true when a program was wanted during it, so that
+    /// the caller dispatches again.
+    pub fn end_grace(&self) -> bool {
+        std::mem::take(&mut *self.grace()).deferred
     }
 
     /// Makes sure a program is on its way for a form nobody can show:
@@ -36,6 +96,13 @@ impl Launcher {
     /// program runs already. A program that cannot be started is skipped
     /// for the next one.
     pub fn ensure_running(&self, unwanted: &HashSet<String>) {
+        {
+            let mut grace = self.grace();
+            if grace.holds() {
+                grace.deferred = true;
+                return;
+            }
+        }
         let mut children = self.children.lock().unwrap_or_else(|p| p.into_inner());
         for (index, program) in self.programs.iter().enumerate() {
             if !program.name.is_empty() && unwanted.contains(&program.name) {
@@ -67,5 +134,72 @@ impl Launcher {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::FrontendConfig;
+
+    fn launcher() -> Launcher {
+        let config: FrontendConfig =
+            toml::from_str("[[program]]\nname = \"gtk\"\ncommand = [\"true\"]\n").expect("config");
+        Launcher::new(&config)
+    }
+
+    fn started(launcher: &Launcher) -> usize {
+        launcher.children.lock().map(|c| c.len()).unwrap_or_default()
+    }
+
+    #[test]
+    fn no_program_starts_while_a_returning_front_end_may_register() {
+        let launcher = launcher();
+        let returning = HashSet::from([":1.7".to_owned(), ":1.8".to_owned()]);
+        assert!(
+            launcher
+                .await_returning(returning, Duration::from_secs(60))
+                .is_some()
+        );
+        launcher.ensure_running(&HashSet::new());
+        launcher.registered(":1.7");
+        launcher.ensure_running(&HashSet::new());
+        assert_eq!(started(&launcher), 0, "one of them is still on its way");
+        // The last one registered: programs start again as needed.
+        launcher.registered(":1.8");
+        launcher.ensure_running(&HashSet::new());
+        assert_eq!(started(&launcher), 1);
+        assert!(launcher.end_grace(), "what was put off is reported all the same");
+    }
+
+    #[test]
+    fn the_wait_ends_by_itself_and_says_a_program_was_put_off() {
+        let returning = HashSet::from([":1.7".to_owned()]);
+        let over = launcher();
+        assert!(over.await_returning(returning.clone(), Duration::ZERO).is_some());
+        over.ensure_running(&HashSet::new());
+        assert_eq!(started(&over), 1, "a wait that is over holds nothing");
+
+        let waiting = launcher();
+        let patience = Duration::from_secs(60);
+        assert!(waiting.await_returning(returning, patience).is_some());
+        waiting.ensure_running(&HashSet::new());
+        assert!(waiting.end_grace(), "the start put off is reported");
+        waiting.ensure_running(&HashSet::new());
+        assert_eq!(started(&waiting), 1);
+    }
+
+    #[test]
+    fn nothing_is_waited_for_without_programs_or_returning_front_ends() {
+        let none = Launcher::new(&FrontendConfig::default());
+        assert!(
+            none.await_returning(HashSet::from([":1.7".to_owned()]), Duration::from_secs(60))
+                .is_none()
+        );
+        assert!(
+            launcher()
+                .await_returning(HashSet::new(), Duration::from_secs(60))
+                .is_none()
+        );
     }
 }

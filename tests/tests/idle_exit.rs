@@ -15,7 +15,9 @@ use elicit_proto::dbus::Origin;
 use elicit_tests::home::{Home, Reaper, owner_pid};
 use elicit_tests::mcp::{Host, everything, text_of};
 use elicit_tests::procs::exited;
-use elicit_tests::{Daemon, PrivateBus, TestFrontend, ask, binary, eventually, list_forms, printed, within};
+use elicit_tests::{
+    Daemon, PrivateBus, TestFrontend, Tmux, ask, binary, eventually, list_forms, printed, within,
+};
 use serde_json::json;
 
 const IDLE_1S: &str = "[broker]\nexit-on-idle-secs = 1\n";
@@ -92,6 +94,55 @@ async fn an_idle_daemon_exits_and_the_next_ask_starts_it_again() {
     decline_first(&bus).await;
     assert_eq!(printed(asking).await.1, Some(3));
     exits(&bus, second).await;
+}
+
+/// `elicit-tui --plain` on `bus` in tmux, once it has registered.
+async fn plain_tui(bus: &PrivateBus) -> Tmux {
+    let command = format!(
+        "exec {} --bus '{}' --plain 2>>'{}'",
+        binary("elicit-tui").display(),
+        bus.address(),
+        bus.dir().join("tui.err").display()
+    );
+    let tmux = Tmux::start(&command);
+    tmux.wait_for("registered with elicitd").await;
+    tmux
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_front_end_left_open_registers_again_and_no_program_starts_beside_it() {
+    let started = tempfile::tempdir().expect("temp dir");
+    let started = started.path().join("started");
+    // A `tui` program the daemon would start for a form nobody can show.
+    let home = Home::with_config(&format!(
+        "{IDLE_1S}[[frontends.program]]\nname = \"tui\"\ncommand = [\"sh\", \"-c\", \"echo tui >> '{}'\"]\n",
+        started.display()
+    ));
+    let bus = home.session();
+    // A front-end waits for the broker rather than starting it.
+    let (ok, said) = home.status(&bus);
+    assert!(ok, "{said}");
+    let first = daemon_pid(&bus).await;
+    // A registered front-end does not keep the daemon.
+    let tmux = plain_tui(&bus).await;
+    let _reap_first = Reaper(first);
+    exits(&bus, first).await;
+
+    // Someone else's call brings the daemon back: the TUI, still open,
+    // registers again and shows the form, and the daemon waited for it
+    // instead of starting a second front-end.
+    let asking = ask(&bus, "After the comeback", SCHEMA, &[]);
+    let second = daemon_pid(&bus).await;
+    let _reap_second = Reaper(second);
+    tmux.wait_for("After the comeback").await;
+    tmux.type_text(":d");
+    tmux.keys(&["Enter"]);
+    assert_eq!(printed(asking).await.1, Some(3));
+    assert!(
+        !started.exists(),
+        "a front-end program started beside the open TUI: {}",
+        home.log()
+    );
 }
 
 /// Opens a session on `bus` and submits a form that nobody answers yet.

@@ -54,6 +54,7 @@ impl Broker {
             order: 0,
         });
         tracing::info!(frontend = %frontend.name, bus_name = %frontend.bus_name, "front-end registered");
+        self.launcher.registered(&frontend.bus_name);
         self.dispatch_all();
         Ok(())
     }

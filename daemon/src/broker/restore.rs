@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Duration;
 
 use elicit_proto::dbus::{form_path, session_path};
 use elicit_proto::{Elicitation, Error};
@@ -10,6 +11,12 @@ use super::Broker;
 use super::forms::live_form;
 use crate::bus::{RequestIface, SessionIface};
 use crate::store::FormState;
+
+/// How long a daemon that starts while front-ends it served are still on
+/// the bus waits for them to register again before it starts a front-end
+/// program itself; they need two round trips (prove, resume), so this is
+/// for a loaded machine.
+const RETURNING_FRONTENDS: Duration = Duration::from_secs(2);
 
 impl Broker {
     /// Loads every stored session and form: presented forms return to their
@@ -28,7 +35,19 @@ impl Broker {
             .into_iter()
             .map(|name| name.to_string())
             .collect();
-        self.prune_registrations(&on_bus);
+        let returning = self.prune_registrations(&on_bus);
+        if let Some(until) = self.launcher.await_returning(returning, RETURNING_FRONTENDS) {
+            // Held weakly, as every task the broker owns.
+            let broker = Arc::downgrade(self);
+            self.spawn(async move {
+                tokio::time::sleep_until(until).await;
+                if let Some(broker) = broker.upgrade()
+                    && broker.launcher.end_grace()
+                {
+                    broker.dispatch_all();
+                }
+            });
+        }
         let mut owners_gone = HashSet::new();
         for record in &sessions {
             let server = self.conn.object_server();

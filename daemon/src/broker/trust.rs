@@ -208,21 +208,22 @@ impl Broker {
     }
 
     /// At start-up: forgets registrations whose front-end left while the
-    /// broker was away.
-    pub(crate) fn prune_registrations(&self, on_bus: &HashSet<String>) {
+    /// broker was away; returns the unique names of those still on the
+    /// bus, which will register again.
+    pub(crate) fn prune_registrations(&self, on_bus: &HashSet<String>) -> HashSet<String> {
         let Ok(registrations) = self.store.registrations() else {
-            return;
+            return HashSet::new();
         };
-        let gone: HashSet<String> = registrations
+        let (kept, gone): (HashSet<String>, HashSet<String>) = registrations
             .iter()
             .filter_map(Result::ok)
             .filter_map(|(_, value)| serde_json::from_slice::<Registration>(&value).ok())
             .map(|r| r.bus_name)
-            .filter(|name| !on_bus.contains(name))
-            .collect();
+            .partition(|name| on_bus.contains(name));
         for name in gone {
             self.drop_registrations(&name);
         }
+        kept
     }
 
     /// `Watch`: `FormChanged` goes to `caller` until it leaves the bus.
