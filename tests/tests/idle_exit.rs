@@ -26,9 +26,17 @@ const SCHEMA: &str = r#"{"type":"object","properties":{"ok":{"type":"boolean"}},
 
 /// Waits until the broker's name has an owner on `bus`; its PID.
 async fn daemon_pid(bus: &PrivateBus) -> u32 {
+    new_daemon_pid(bus, None).await
+}
+
+/// Waits until the broker's name has an owner on `bus` other than `old`
+/// (which the bus may list until it has seen it go); its PID.
+async fn new_daemon_pid(bus: &PrivateBus, old: Option<u32>) -> u32 {
     within("the daemon to own its name", async {
         loop {
-            if let Some(pid) = owner_pid(bus).await {
+            if let Some(pid) = owner_pid(bus).await
+                && Some(pid) != old
+            {
                 break pid;
             }
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
@@ -249,4 +257,28 @@ async fn a_proxy_opens_its_session_at_its_first_form_and_closes_it_when_done() {
         None,
         "the proxy runs on"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_client_starts_a_daemon_that_left_while_its_form_waits() {
+    // As under systemd, when a call races an idle exit: the daemon is
+    // stopped with a form pending, and nobody else calls.
+    let home = Home::new();
+    let bus = home.session();
+    let asking = ask(&bus, "Still waiting?", SCHEMA, &[]);
+    let first = daemon_pid(&bus).await;
+    let _reap_first = Reaper(first);
+    let conn = bus.connect().await;
+    eventually("the form to be queued", || async {
+        !list_forms(&conn).await.is_empty()
+    })
+    .await;
+    elicit_tests::procs::kill("-TERM", first);
+    eventually("the daemon to stop", || async move { exited(first) }).await;
+    // `elicit ask` calls the name, which activates a new daemon; it
+    // re-attaches and gets the answer given there.
+    let second = new_daemon_pid(&bus, Some(first)).await;
+    let _reap_second = Reaper(second);
+    decline_first(&bus).await;
+    assert_eq!(printed(asking).await.1, Some(3));
 }

@@ -50,6 +50,9 @@ pub struct ClientSession {
     early: HashMap<String, Outcome>,
     /// Forms acknowledged without waiting for the reply, newest last.
     unconfirmed: Vec<OwnedObjectPath>,
+    /// When to call the broker's name, which starts a daemon by D-Bus
+    /// activation, if none has come back by then since the last one left.
+    poke_at: Option<tokio::time::Instant>,
 }
 
 /// How many fire-and-forget acknowledgements [`ClientSession::close`]
@@ -93,6 +96,7 @@ impl ClientSession {
             daemon: Some(daemon),
             early: HashMap::new(),
             unconfirmed: Vec::new(),
+            poke_at: None,
         })
     }
 
@@ -290,13 +294,27 @@ impl ClientSession {
                     Some(_) => {
                         // Nobody is believed until it proves itself.
                         self.daemon = None;
+                        self.poke_at = None;
                         tracing::info!("the broker is back; re-attaching");
                         self.reattach().await?;
                     }
                     None => {
                         self.daemon = None;
+                        self.poke_at = Some(tokio::time::Instant::now() + POKE_AFTER);
                         tracing::warn!("the broker left the bus; waiting for it to return");
                     }
+                }
+            }
+            () = sleep_until(self.poke_at), if self.poke_at.is_some() && self.conn.is_bus() => {
+                self.poke_at = None;
+                // A daemon that left while this session's forms wait (one
+                // that crashed, or a systemd stop racing an idle exit)
+                // comes back only when something calls its name: this
+                // session needs it, so it calls. Without activation the
+                // call fails, and waiting goes on as before.
+                let ping = self.conn.call_method(Some(BUS_NAME), "/", Some("org.freedesktop.DBus.Peer"), "Ping", &());
+                if let Ok(Err(error)) = tokio::time::timeout(POKE_PATIENCE, ping).await {
+                    tracing::debug!(%error, "the broker could not be started");
                 }
             }
         }
@@ -387,6 +405,21 @@ impl ClientSession {
             }
         }
         self.session_proxy().await?.close().await.map_err(Error::from)
+    }
+}
+
+/// How long a session whose broker left waits for another before it
+/// calls the name, so that a restart someone else drives is not doubled.
+const POKE_AFTER: Duration = Duration::from_secs(1);
+
+/// How long that call may take: starting the daemon, which may first wait
+/// for the one before to release the state directory.
+const POKE_PATIENCE: Duration = Duration::from_secs(10);
+
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 
