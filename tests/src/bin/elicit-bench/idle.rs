@@ -1,10 +1,15 @@
-//! Idle: the memory and wake-ups of a daemon with nothing to do, and how
-//! long a restart takes with 10 000 forms stored.
+//! Idle: the memory and wake-ups of a daemon with nothing to do (with and
+//! without a front-end registered), what is left once it has exited idle,
+//! how long the first call after an idle exit takes (D-Bus activation), and
+//! how long a restart takes with 10 000 forms stored.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use elicit_tests::{Daemon, PrivateBus};
+use elicit_proto::dbus::{BROKER_PATH, BUS_NAME};
+use elicit_tests::home::{Home, owner_pid};
+use elicit_tests::procs::exited;
+use elicit_tests::{Daemon, PrivateBus, TestFrontend};
 use futures_util::future::join_all;
 use tokio::sync::Semaphore;
 
@@ -16,6 +21,8 @@ use crate::procfs;
 const WINDOW: Duration = Duration::from_secs(10);
 /// Restarts timed per figure.
 const RESTARTS: usize = 5;
+/// Idle exits and reactivations timed.
+const REACTIVATIONS: usize = 5;
 
 /// Runs the idle section.
 pub async fn rows(bus: &PrivateBus) -> Vec<Row> {
@@ -24,7 +31,7 @@ pub async fn rows(bus: &PrivateBus) -> Vec<Row> {
     // noticed) would count other programs' file activity as the daemon's.
     let rules = bus.dir().join("rules.d");
     std::fs::create_dir_all(&rules).expect("rules dir");
-    let mut daemon = Daemon::start_with_env(
+    let mut daemon = Daemon::start_with(
         bus,
         &format!(
             "[broker]\nsessions-per-connection = 1000\nforms-per-session = 16\ndefault-timeout-secs = 0\n\
@@ -32,28 +39,21 @@ pub async fn rows(bus: &PrivateBus) -> Vec<Row> {
             rules.display().to_string()
         ),
         &[("ELICITD_LOG", Some("info"))],
+        // A running idle daemon is what this measures: it must not leave.
+        &["--no-exit-on-idle"],
     )
     .await;
     let pid = daemon.pid().expect("daemon pid");
     // Let start-up work (the rules watcher, the first flush) finish: this
     // measures the steady state, so waiting here is the point.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    // sled 0.34 keeps a pool of seven I/O threads that each wait with a
-    // one-second timeout, forever; they are counted apart from the daemon's
-    // own threads, since no setting of sled 0.34 turns them off.
-    let sled = |name: &str| name.starts_with("sled-io");
-    let own = |name: &str| !name.starts_with("sled-io");
-    let (sled_before, own_before, bus_before) = (
-        procfs::context_switches_of(pid, sled),
-        procfs::context_switches_of(pid, own),
-        procfs::context_switches(bus.pid()),
-    );
-    tokio::time::sleep(WINDOW).await;
-    let per_second = |after: u64, before: u64| after.saturating_sub(before) as f64 / WINDOW.as_secs_f64();
-    let sled_wakeups = per_second(procfs::context_switches_of(pid, sled), sled_before);
-    let own_wakeups = per_second(procfs::context_switches_of(pid, own), own_before);
+    let bare = wakeups(pid, bus).await;
+    let (sled_wakeups, own_wakeups, bus_wakeups) = (bare.sled, bare.own, bare.bus);
     let daemon_wakeups = sled_wakeups + own_wakeups;
-    let bus_wakeups = per_second(procfs::context_switches(bus.pid()), bus_before);
+    // Whether a front-end registered (it waits for forms) adds any.
+    let frontend = TestFrontend::register(bus, "bench", 0).await;
+    let with_frontend = wakeups(pid, bus).await;
+    drop(frontend);
     let idle_rss = procfs::rss_mib(pid);
     let file_rss = procfs::file_rss_mib(pid);
     let bus_rss = procfs::rss_mib(bus.pid());
@@ -79,6 +79,9 @@ pub async fn rows(bus: &PrivateBus) -> Vec<Row> {
     }))
     .await;
     let full = restarts("restart, 10 000 forms stored", &mut daemon).await;
+    drop(daemon);
+    let (reactivated, running, stayed) = reactivations().await;
+    let running_p50 = running.p50();
     let full_p50 = full.p50();
     let empty_p50 = empty.p50();
 
@@ -105,6 +108,13 @@ pub async fn rows(bus: &PrivateBus) -> Vec<Row> {
             goal: verdict(daemon_wakeups == 0.0, "0 /s"),
         },
         Row::Value {
+            name: "the same, a front-end registered".into(),
+            unit: "/s",
+            value: with_frontend.sled + with_frontend.own,
+            floor: Some(("idle daemon wake-ups".into(), daemon_wakeups)),
+            goal: String::new(),
+        },
+        Row::Value {
             name: "of which sled 0.34's I/O pool threads".into(),
             unit: "/s",
             value: sled_wakeups,
@@ -118,6 +128,17 @@ pub async fn rows(bus: &PrivateBus) -> Vec<Row> {
             floor: Some(("idle daemon wake-ups".into(), daemon_wakeups)),
             goal: verdict(own_wakeups == 0.0, "0 /s"),
         },
+        Row::Value {
+            // Each with a front-end registered and an idle period of 1 s,
+            // looked at 10 s into it.
+            name: format!("daemons left after an idle exit (of {REACTIVATIONS})"),
+            unit: "",
+            value: stayed as f64,
+            floor: None,
+            goal: verdict(stayed == 0, "0 (an exited daemon wakes nobody)"),
+        },
+        Row::Timed(running, Compare::Floor),
+        Row::latency(reactivated, "a call to a running daemon", running_p50, None),
         Row::Timed(empty, Compare::Floor),
         Row::latency(full, "restart, empty store", empty_p50, None),
         Row::Value {
@@ -140,4 +161,89 @@ async fn restarts(name: &str, daemon: &mut Daemon) -> Figure {
         samples.push(started.elapsed());
     }
     Figure::new(name, samples)
+}
+
+/// Context switches per second over [`WINDOW`]: sled's I/O pool, the
+/// daemon's own threads, and the bus daemon.
+struct Wakeups {
+    sled: f64,
+    own: f64,
+    bus: f64,
+}
+
+async fn wakeups(pid: u32, bus: &PrivateBus) -> Wakeups {
+    // sled 0.34 keeps a pool of seven I/O threads that each wait with a
+    // one-second timeout, forever; they are counted apart from the daemon's
+    // own threads, since no setting of sled 0.34 turns them off.
+    let sled = |name: &str| name.starts_with("sled-io");
+    let own = |name: &str| !name.starts_with("sled-io");
+    let (sled_before, own_before, bus_before) = (
+        procfs::context_switches_of(pid, sled),
+        procfs::context_switches_of(pid, own),
+        procfs::context_switches(bus.pid()),
+    );
+    tokio::time::sleep(WINDOW).await;
+    let per_second = |after: u64, before: u64| after.saturating_sub(before) as f64 / WINDOW.as_secs_f64();
+    Wakeups {
+        sled: per_second(procfs::context_switches_of(pid, sled), sled_before),
+        own: per_second(procfs::context_switches_of(pid, own), own_before),
+        bus: per_second(procfs::context_switches(bus.pid()), bus_before),
+    }
+}
+
+/// `Get(Broker1, Version)`: the cheapest call that reaches the daemon, and
+/// starts it by activation when nobody owns the name.
+async fn version(conn: &zbus::Connection) -> Duration {
+    let started = Instant::now();
+    conn.call_method(
+        Some(BUS_NAME),
+        BROKER_PATH,
+        Some("org.freedesktop.DBus.Properties"),
+        "Get",
+        &("dev.elicitd.Broker1", "Version"),
+    )
+    .await
+    .expect("Version");
+    started.elapsed()
+}
+
+/// The first call after an idle exit (D-Bus activation: the process
+/// starts, opens sled, restores, takes the name, replies), against the
+/// same call to a running daemon. The daemon leaves after a second idle,
+/// a front-end registered all along, as on a desktop.
+/// Also returns how many daemons had not exited 10 s into their idle
+/// second.
+async fn reactivations() -> (Figure, Figure, usize) {
+    let home = Home::with_config("[broker]\nexit-on-idle-secs = 1\n");
+    let bus = home.session();
+    let conn = bus.connect().await;
+    version(&conn).await;
+    let _frontend = TestFrontend::register(&bus, "bench", 0).await;
+    let mut running = Vec::new();
+    for _ in 0..100 {
+        running.push(version(&conn).await);
+    }
+    let mut first = Vec::new();
+    let mut stayed = 0;
+    for _ in 0..REACTIVATIONS {
+        let pid = owner_pid(&bus).await.expect("the daemon runs");
+        // Its idle second passes: waiting for the exit is the point.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !exited(pid) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if !exited(pid) {
+            stayed += 1;
+            let _ = std::process::Command::new("kill").arg(pid.to_string()).status();
+            while !exited(pid) {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+        first.push(version(&conn).await);
+    }
+    (
+        Figure::new("first call after an idle exit (activation)", first),
+        Figure::new("a call to a running daemon", running),
+        stayed,
+    )
 }
