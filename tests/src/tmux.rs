@@ -28,6 +28,21 @@ impl Tmux {
         tmux
     }
 
+    /// `elicit-tui` on `bus` (with `env` assignments before it and `extra`
+    /// arguments after), its standard error appended to `tui.err` in the
+    /// bus's folder, once the pane shows `ready`.
+    pub async fn elicit_tui(bus: &crate::PrivateBus, env: &str, extra: &str, ready: &str) -> Tmux {
+        let command = format!(
+            "exec env {env} {} --bus '{}' {extra} 2>>'{}'",
+            crate::binary("elicit-tui").display(),
+            bus.address(),
+            bus.dir().join("tui.err").display()
+        );
+        let tmux = Tmux::start(&command);
+        tmux.wait_for(ready).await;
+        tmux
+    }
+
     /// A `tmux` command on this server.
     pub fn command(&self) -> Command {
         let mut command = Command::new("tmux");

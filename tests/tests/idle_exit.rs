@@ -104,19 +104,6 @@ async fn an_idle_daemon_exits_and_the_next_ask_starts_it_again() {
     exits(&bus, second).await;
 }
 
-/// `elicit-tui --plain` on `bus` in tmux, once it has registered.
-async fn plain_tui(bus: &PrivateBus) -> Tmux {
-    let command = format!(
-        "exec {} --bus '{}' --plain 2>>'{}'",
-        binary("elicit-tui").display(),
-        bus.address(),
-        bus.dir().join("tui.err").display()
-    );
-    let tmux = Tmux::start(&command);
-    tmux.wait_for("registered with elicitd").await;
-    tmux
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_front_end_left_open_registers_again_and_no_program_starts_beside_it() {
     let started = tempfile::tempdir().expect("temp dir");
@@ -132,7 +119,7 @@ async fn a_front_end_left_open_registers_again_and_no_program_starts_beside_it()
     assert!(ok, "{said}");
     let first = daemon_pid(&bus).await;
     // A registered front-end does not keep the daemon.
-    let tmux = plain_tui(&bus).await;
+    let tmux = Tmux::elicit_tui(&bus, "", "--plain", "registered with elicitd").await;
     let _reap_first = Reaper(first);
     exits(&bus, first).await;
 

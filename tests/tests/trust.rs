@@ -226,14 +226,7 @@ fn joined(tmux: &Tmux) -> String {
 async fn the_terminal_front_end_shows_no_form_of_an_impostor() {
     let bus = PrivateBus::start();
     let mut daemon = Daemon::start(&bus, "").await;
-    let command = format!(
-        "exec {} --bus '{}' --plain 2>>'{}'",
-        binary("elicit-tui").display(),
-        bus.address(),
-        bus.dir().join("tui.err").display()
-    );
-    let tmux = Tmux::start(&command);
-    tmux.wait_for("registered with elicitd").await;
+    let tmux = Tmux::elicit_tui(&bus, "", "--plain", "registered with elicitd").await;
     daemon.kill9();
     let (fake, mut calls) = impostor(&bus).await;
     let (member, tui, args) = within("the front-end's challenge", calls.recv())

@@ -3,7 +3,7 @@
 //! `tmux send-keys`. Every wait polls the pane (or the process) for a
 //! condition, with a deadline.
 
-use elicit_tests::{Daemon, PrivateBus, Tmux, ask, binary, eventually, printed, within};
+use elicit_tests::{Daemon, PrivateBus, Tmux, ask, eventually, printed, within};
 use serde_json::json;
 
 const SCHEMA: &str = r#"{"type": "object", "properties": {
@@ -18,15 +18,7 @@ const CONFIRM: &str = r#"{"type": "object", "properties": {}}"#;
 /// `elicit-tui` (with `extra` arguments and environment) on `bus`, in tmux,
 /// once it has registered.
 async fn tui(bus: &PrivateBus, env: &str, extra: &str, ready: &str) -> Tmux {
-    let command = format!(
-        "exec env {env} {} --bus '{}' {extra} 2>>'{}'",
-        binary("elicit-tui").display(),
-        bus.address(),
-        bus.dir().join("tui.err").display()
-    );
-    let tmux = Tmux::start(&command);
-    tmux.wait_for(ready).await;
-    tmux
+    Tmux::elicit_tui(bus, env, extra, ready).await
 }
 
 async fn full_screen(bus: &PrivateBus) -> Tmux {
