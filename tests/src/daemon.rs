@@ -22,7 +22,8 @@ pub struct Daemon {
 
 impl Daemon {
     /// Starts `elicitd` on `bus` with `config_toml` and waits until it owns
-    /// its name.
+    /// its name; it does not exit when idle (see
+    /// [`Daemon::start_with_env`]).
     pub async fn start(bus: &PrivateBus, config_toml: &str) -> Daemon {
         Daemon::start_with_env(bus, config_toml, &[]).await
     }
@@ -30,12 +31,18 @@ impl Daemon {
     /// [`Daemon::start`] with the daemon's environment changed: each
     /// variable set to `Some` value or removed for `None` (the front-end
     /// launcher reads `DISPLAY` and `WAYLAND_DISPLAY`).
+    ///
+    /// It runs with `--no-exit-on-idle`: a private bus has no service file
+    /// to start it again, and a test (or a bench section) that leaves it
+    /// idle for a minute must still find it. [`Daemon::start_with`] without
+    /// that flag is for tests of idle exits.
     pub async fn start_with_env(bus: &PrivateBus, config_toml: &str, env: &[(&str, Option<&str>)]) -> Daemon {
-        Daemon::start_with(bus, config_toml, env, &[]).await
+        Daemon::start_with(bus, config_toml, env, &["--no-exit-on-idle"]).await
     }
 
-    /// [`Daemon::start_with_env`] with extra command-line arguments
-    /// (`--no-exit-on-idle`).
+    /// Starts `elicitd` with `config_toml`, its environment changed as in
+    /// [`Daemon::start_with_env`], and exactly the extra command-line
+    /// arguments `args`: without `--no-exit-on-idle` it exits when idle.
     pub async fn start_with(
         bus: &PrivateBus,
         config_toml: &str,

@@ -169,10 +169,10 @@ async fn pending_forms_and_no_exit_on_idle_keep_the_daemon_running() {
     let flagged_bus = PrivateBus::start();
     let flagged = Daemon::start_with(&flagged_bus, IDLE_1S, &[], &["--no-exit-on-idle"]).await;
     let pending_bus = PrivateBus::start();
-    let pending = Daemon::start(&pending_bus, IDLE_1S).await;
+    let pending = Daemon::start_with(&pending_bus, IDLE_1S, &[], &[]).await;
     let (_conn, mut session, form) = pending_form(&pending_bus).await;
     let plain_bus = PrivateBus::start();
-    let plain = Daemon::start(&plain_bus, IDLE_1S).await;
+    let plain = Daemon::start_with(&plain_bus, IDLE_1S, &[], &[]).await;
     let plain_pid = plain.pid().expect("running");
     exits(&plain_bus, plain_pid).await;
     let pending_pid = pending.pid().expect("running");
