@@ -30,7 +30,7 @@ expect() {
 }
 expect elicitd \
   usr/bin/elicitd usr/bin/elicit usr/bin/elicit-tui usr/bin/elicit-notify \
-  usr/lib/systemd/user/elicitd.service \
+  usr/lib/systemd/user/elicitd.service usr/lib/systemd/user/elicitd.socket \
   usr/share/dbus-1/services/dev.elicitd.Broker.service \
   usr/share/elicitd/config.toml \
   usr/share/elicitd/rules.d/50-elicitd-defaults.rhai \

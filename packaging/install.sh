@@ -49,6 +49,7 @@ rewrite() {
   install -D -m 0644 "$docs/rewritten" "$2"
 }
 rewrite "$here/systemd/elicitd.service" "$root/lib/systemd/user/elicitd.service"
+install -D -m 0644 "$here/systemd/elicitd.socket" "$root/lib/systemd/user/elicitd.socket"
 rewrite "$here/dbus/dev.elicitd.Broker.service" \
   "$root/share/dbus-1/services/dev.elicitd.Broker.service"
 

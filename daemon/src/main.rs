@@ -217,8 +217,9 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Binds and serves the asker socket, unless switched off; a socket that
-/// cannot be served is logged, and the bus serves on. The socket lives as
+/// Serves the asker socket that systemd passed (socket activation), or
+/// binds one, unless switched off; a socket that cannot be served is
+/// logged, and the bus serves on. The socket lives as
 /// long as the returned task guard.
 fn serve_asker_socket(
     path: &Option<PathBuf>,
@@ -228,11 +229,18 @@ fn serve_asker_socket(
     if off {
         return None;
     }
-    let Some(path) = path.clone().or_else(crate::asker::default_path) else {
-        tracing::info!("no $XDG_RUNTIME_DIR: no asker socket (pass --asker-socket PATH)");
-        return None;
+    let socket = match crate::asker::AskerSocket::inherited() {
+        Ok(Some(socket)) => Ok(socket),
+        Ok(None) => {
+            let Some(path) = path.clone().or_else(crate::asker::default_path) else {
+                tracing::info!("no $XDG_RUNTIME_DIR: no asker socket (pass --asker-socket PATH)");
+                return None;
+            };
+            crate::asker::AskerSocket::bind(&path)
+        }
+        Err(error) => Err(error),
     };
-    match crate::asker::AskerSocket::bind(&path) {
+    match socket {
         Ok(socket) => {
             tracing::info!(path = %socket.path().display(), "asker socket ready");
             Some(tokio_util::task::AbortOnDropHandle::new(tokio::spawn(

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use elicit_proto::dbus::Broker1Proxy;
+use elicit_tests::home::owner_pid;
 use elicit_tests::mcp::{Host, text_of};
 use elicit_tests::ssh::{Sshd, required};
 use elicit_tests::which;
@@ -274,4 +275,100 @@ async fn a_remote_agent_of_another_uid_asks_through_the_forwarded_socket() {
 
 fn rustix_uid() -> u32 {
     std::fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(0)
+}
+
+/// Socket activation (`elicitd.socket`): while no daemon runs, systemd
+/// holds the socket; a remote agent's connection starts the daemon, which
+/// serves the socket it was handed and leaves it in place when it exits
+/// idle, so that the next connection can start the next daemon.
+/// `systemd-socket-activate` plays systemd's part, as it does for any unit
+/// under development.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_to_the_socket_systemd_holds_starts_the_daemon_which_leaves_it() {
+    let activate = which("systemd-socket-activate");
+    if !required(
+        "systemd-socket-activate (Debian package systemd)",
+        activate.is_some(),
+    ) {
+        return;
+    }
+    let bus = PrivateBus::start();
+    let socket = bus.dir().join("runtime/elicitd/agents.sock");
+    let folder = socket.parent().expect("folder");
+    std::fs::create_dir_all(folder).expect("runtime folder");
+    std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let config = bus.dir().join("config.toml");
+    std::fs::write(&config, "[broker]\nexit-on-idle-secs = 1\n").expect("config");
+    let log_path = bus.dir().join("elicitd.log");
+    let log = std::fs::File::create(&log_path).expect("log");
+    // Its environment is only what --setenv passes, as under systemd.
+    let mut held = tokio::process::Command::new(activate.expect("checked above"))
+        .arg("--listen")
+        .arg(&socket)
+        .arg("--setenv=ELICITD_LOG=debug")
+        .arg(format!("--setenv=HOME={}", bus.dir().display()))
+        .arg(binary("elicitd"))
+        .args(["--bus", bus.address(), "--state-dir"])
+        .arg(bus.dir().join("state"))
+        .arg("--config")
+        .arg(&config)
+        .stderr(log)
+        .kill_on_drop(true)
+        .spawn()
+        .expect("systemd-socket-activate");
+    eventually("the socket to be held", || std::future::ready(socket.exists())).await;
+    assert_eq!(owner_pid(&bus).await, None, "no daemon runs before a connection");
+
+    let schema = bus.dir().join("schema.json");
+    std::fs::write(
+        &schema,
+        r#"{"type":"object","properties":{"ok":{"type":"boolean"}}}"#,
+    )
+    .expect("schema");
+    let ask = tokio::process::Command::new(binary("elicit"))
+        .arg("--asker-socket")
+        .arg(&socket)
+        .args(["ask", "--message", "Woken by a remote agent?", "--schema"])
+        .arg(&schema)
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("elicit ask");
+    // The connection started the daemon, in the process that held the socket.
+    let pid = within("the daemon to start and own its name", async {
+        loop {
+            if let Some(pid) = owner_pid(&bus).await {
+                break pid;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert_eq!(Some(pid), held.id(), "the daemon is the process systemd started");
+    let mut frontend = TestFrontend::register(&bus, "scripted", 0).await;
+    let shown = frontend.next_show().await;
+    assert_eq!(shown.request["message"], "Woken by a remote agent?");
+    frontend
+        .answer(&shown, "accept", json!({"ok": true}))
+        .await
+        .expect("answer");
+    let out = within("elicit ask to finish", ask.wait_with_output())
+        .await
+        .expect("ask");
+    let printed: Value = serde_json::from_slice(&out.stdout).expect("ask JSON");
+    assert_eq!(printed, json!({"action": "accept", "content": {"ok": true}}));
+
+    // Idle again, it exits, and the socket systemd holds stays.
+    within("the daemon to exit idle", held.wait())
+        .await
+        .expect("wait");
+    let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+    assert!(
+        log.contains(&format!("asker socket ready path={}", socket.display())),
+        "the daemon did not serve the socket it was handed:\n{log}"
+    );
+    assert!(
+        socket.exists(),
+        "the daemon removed the socket systemd holds:\n{log}"
+    );
 }

@@ -72,6 +72,7 @@ fn install_puts_every_file_in_its_place_and_names_the_prefix() {
     expected.extend(
         [
             "lib/systemd/user/elicitd.service",
+            "lib/systemd/user/elicitd.socket",
             "share/dbus-1/services/dev.elicitd.Broker.service",
             "share/elicitd/config.toml",
             "share/elicitd/rules.d/50-elicitd-defaults.rhai",
@@ -110,7 +111,7 @@ fn install_puts_every_file_in_its_place_and_names_the_prefix() {
 }
 
 #[test]
-fn systemd_analyze_verifies_the_unit() {
+fn systemd_analyze_verifies_the_units() {
     if Command::new("systemd-analyze").arg("--version").output().is_err() {
         assert!(
             std::env::var_os("CI").is_none(),
@@ -126,6 +127,7 @@ fn systemd_analyze_verifies_the_unit() {
     let output: Output = Command::new("systemd-analyze")
         .args(["verify", "--user", "--man=no"])
         .arg(prefix.path().join("lib/systemd/user/elicitd.service"))
+        .arg(prefix.path().join("lib/systemd/user/elicitd.socket"))
         // A user manager needs a runtime directory, even to verify.
         .env("XDG_RUNTIME_DIR", runtime.path())
         .output()

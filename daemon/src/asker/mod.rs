@@ -17,6 +17,12 @@
 //! which forwards the remote end. The D-Bus handshake is `ANONYMOUS`, since
 //! the uid the remote side would claim in `EXTERNAL` is the remote account's,
 //! which need not match.
+//!
+//! Under systemd the socket may belong to `elicitd.socket` instead (socket
+//! activation): systemd holds it while no daemon runs, a connection starts
+//! `elicitd.service`, and the daemon serves the socket it is handed and
+//! leaves it in place when it exits idle. Without that, the socket lives
+//! and dies with the daemon.
 
 mod objects;
 mod relay;
@@ -48,11 +54,14 @@ pub struct ListenError {
     pub source: std::io::Error,
 }
 
-/// The bound socket, removed again when dropped.
+/// The socket being served: bound here and removed again when dropped,
+/// or handed over by systemd and left to it.
 #[derive(Debug)]
 pub struct AskerSocket {
     path: PathBuf,
     listener: UnixListener,
+    /// Bound by this daemon, so its file goes with it.
+    bound_here: bool,
 }
 
 impl AskerSocket {
@@ -83,7 +92,49 @@ impl AskerSocket {
         Ok(AskerSocket {
             path: path.to_owned(),
             listener,
+            bound_here: true,
         })
+    }
+
+    /// The socket systemd passed to this process (socket activation,
+    /// `LISTEN_FDS` with `LISTEN_PID` naming this process), if any. The
+    /// socket's modes are the unit's (`SocketMode=0600`); the uid check on
+    /// each peer is the same as for a socket bound here.
+    pub fn inherited() -> Result<Option<AskerSocket>, ListenError> {
+        // The plain protocol: listenfd alone would also take fds meant for
+        // whatever started us when LISTEN_PID is missing.
+        let for_us = std::env::var("LISTEN_PID")
+            .ok()
+            .and_then(|pid| pid.parse::<u32>().ok())
+            == Some(std::process::id());
+        if !for_us {
+            return Ok(None);
+        }
+        let fail = |source| ListenError {
+            path: PathBuf::from("(the socket systemd passed)"),
+            source,
+        };
+        // Also unsets LISTEN_FDS and LISTEN_PID, so that a front-end
+        // program started later does not see them.
+        let Some(listener) = listenfd::ListenFd::from_env()
+            .take_unix_listener(0)
+            .map_err(fail)?
+        else {
+            return Ok(None);
+        };
+        // Not inherited by the front-end programs the daemon starts.
+        rustix::io::fcntl_setfd(&listener, rustix::io::FdFlags::CLOEXEC).map_err(|e| fail(e.into()))?;
+        listener.set_nonblocking(true).map_err(fail)?;
+        let path = listener
+            .local_addr()
+            .ok()
+            .and_then(|addr| addr.as_pathname().map(Path::to_owned))
+            .unwrap_or_else(|| PathBuf::from("(unnamed)"));
+        Ok(Some(AskerSocket {
+            path,
+            listener: UnixListener::from_std(listener).map_err(fail)?,
+            bound_here: false,
+        }))
     }
 
     /// The socket's path.
@@ -118,6 +169,9 @@ impl AskerSocket {
 
 impl Drop for AskerSocket {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        // A socket systemd holds must stay: it starts the next daemon.
+        if self.bound_here {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
