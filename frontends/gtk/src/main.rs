@@ -11,6 +11,9 @@ use std::time::Duration;
 use elicit_gtk::{Args, app, bus};
 
 fn main() -> ExitCode {
+    // First, before any thread (gtk::init sets the locale again, to the
+    // same, and mirrors the layout for a right-to-left language).
+    elicit_i18n::init();
     let args = match elicit_link::parse::<Args>(|args| &args.docs) {
         ControlFlow::Continue(args) => args,
         ControlFlow::Break(status) => return status,

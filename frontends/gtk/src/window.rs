@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use async_channel::Sender;
 use elicit_form::FormModel;
+use elicit_i18n::{fill, tr, trn};
 use gtk::prelude::*;
 use gtk::{gdk, gio, glib};
 
@@ -26,8 +27,6 @@ const DEFAULT_WIDTH: i32 = 520;
 /// The tallest the page gets before it scrolls.
 const MAX_PAGE_HEIGHT: i32 = 560;
 
-/// The letters the buttons' mnemonics use; fields get the others.
-const BUTTON_LETTERS: &str = "adcol";
 
 /// The window and what it shows.
 pub(crate) struct Ui {
@@ -49,6 +48,9 @@ pub(crate) struct Ui {
     pub(crate) cancel: gtk::Button,
     pub(crate) open: gtk::Button,
     pub(crate) close: gtk::Button,
+    /// The letters the buttons' mnemonics use (in the user's language);
+    /// fields get the others.
+    pub(crate) button_letters: String,
     pub(crate) state: RefCell<Queue>,
     /// The presentation token of the form whose widgets are built (a form
     /// presented again gets new widgets), and its fields.
@@ -66,6 +68,9 @@ impl Ui {
             .title("elicitd")
             .default_width(DEFAULT_WIDTH)
             .build();
+        // GTK has mirrored the default direction for a right-to-left
+        // locale already (from its own catalogue's "default:LTR"); nothing
+        // below sets a direction, so every box and label follows it.
         let title = gtk::Label::new(Some("elicitd"));
         title.add_css_class("title");
         let waiting = gtk::Label::new(None);
@@ -91,7 +96,7 @@ impl Ui {
         let message = label_line();
         message.add_css_class("title-4");
         let required_note = label_line();
-        required_note.set_text("Fields marked * are required.");
+        required_note.set_text(&tr("Fields marked * are required."));
         required_note.add_css_class("dim-label");
         let body = gtk::Box::new(gtk::Orientation::Vertical, 0);
         let status = label_line();
@@ -112,13 +117,13 @@ impl Ui {
             .child(&content)
             .build();
 
-        let cancel = gtk::Button::with_mnemonic("_Cancel");
-        let decline = gtk::Button::with_mnemonic("_Decline");
-        let accept = gtk::Button::with_mnemonic("_Accept");
+        // TRANSLATORS: the underscore marks the Alt+letter key; the five
+        // buttons need five different letters.
+        let labels = [tr("_Cancel"), tr("_Decline"), tr("_Accept"), tr("_Open in browser"), tr("C_lose")];
+        let [cancel, decline, accept, open, close] = labels.each_ref().map(|l| gtk::Button::with_mnemonic(l));
+        let button_letters = Mnemonics::letters_of(&labels.each_ref().map(String::as_str));
         accept.add_css_class("suggested-action");
-        let open = gtk::Button::with_mnemonic("_Open in browser");
         open.add_css_class("suggested-action");
-        let close = gtk::Button::with_mnemonic("C_lose");
         let buttons = gtk::Box::new(gtk::Orientation::Horizontal, 8);
         buttons.set_halign(gtk::Align::End);
         for button in [&close, &cancel, &decline, &accept, &open] {
@@ -158,6 +163,7 @@ impl Ui {
             cancel,
             open,
             close,
+            button_letters,
             state: RefCell::new(Queue::default()),
             shown: RefCell::new(None),
             commands,
@@ -247,10 +253,8 @@ impl Ui {
             self.banner.set_revealed(notice.is_some());
             self.banner.set_visible(notice.is_some());
             let waiting = state.waiting();
-            self.waiting.set_text(&match waiting {
-                1 => "1 more waiting".to_owned(),
-                n => format!("{n} more waiting"),
-            });
+            self.waiting
+                .set_text(&trn("{n} more waiting", "{n} more waiting", waiting));
             self.waiting.set_visible(waiting > 0);
             match state.current() {
                 Some(entry) => {
@@ -293,7 +297,7 @@ impl Ui {
                     if notice.is_some() {
                         self.title.set_text("elicitd");
                         self.window.set_title(Some("elicitd"));
-                        self.message.set_text("Nothing is waiting for an answer.");
+                        self.message.set_text(&tr("Nothing is waiting for an answer."));
                         self.required_note.set_visible(false);
                         self.status.set_visible(false);
                         for button in [&self.accept, &self.decline, &self.cancel, &self.open] {
@@ -325,7 +329,7 @@ impl Ui {
         let mut fields = None;
         match &entry.body {
             Body::Form(model) => {
-                let mut mnemonics = Mnemonics::reserving(BUTTON_LETTERS);
+                let mut mnemonics = Mnemonics::reserving(&self.button_letters);
                 let editor = self.editor(&entry.form, &entry.token);
                 let view = FieldsView::build(model, &mut mnemonics, &editor);
                 self.body.append(view.widget());
@@ -340,8 +344,9 @@ impl Ui {
             Body::Unreadable(why) => {
                 self.required_note.set_visible(false);
                 let label = label_line();
-                label.set_text(&format!(
-                    "This request cannot be shown here ({why}). You can decline or cancel it."
+                label.set_text(&fill(
+                    &tr("This request cannot be shown here ({why}). You can decline or cancel it."),
+                    &[("why", why)],
                 ));
                 self.body.append(&label);
             }

@@ -95,10 +95,7 @@ fn execute(app: &mut App, command: Command, link: &Link, answers: &UnboundedSend
             if let Err(error) = opener::open(opener, &url) {
                 app.set_status(
                     &form,
-                    format!(
-                        "Could not start {}: {error}. Open the address yourself, or decline.",
-                        opener.display()
-                    ),
+                    opener::failed(opener, &error),
                 );
                 return;
             }
