@@ -80,7 +80,9 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     {
         Ok(form) => form,
         Err(error) => {
-            crate::out::esay!("elicit: the broker refused the request: {}", error.detail());
+            let why = error.detail();
+            let text = elicit_i18n::fill(&elicit_i18n::tr("the broker refused the request: {error}"), &[("error", &why)]);
+            crate::out::esay!("elicit: {text}");
             return Ok(ExitCode::from(1));
         }
     };
