@@ -13,6 +13,10 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${1:-$here/../target/share/locale}
 for lang in $(grep -v '^#' "$here/LINGUAS"); do
+  out=$dir/$lang/LC_MESSAGES/elicitd.mo
   mkdir -p "$dir/$lang/LC_MESSAGES"
-  msgfmt --check --output-file="$dir/$lang/LC_MESSAGES/elicitd.mo" "$here/$lang.po"
+  # Written aside, then renamed: a program starting meanwhile (a test run
+  # in parallel) reads the old catalogue or the new one, never half of one.
+  msgfmt --check --output-file="$out.$$" "$here/$lang.po"
+  mv -f "$out.$$" "$out"
 done

@@ -10,6 +10,7 @@ mod bus;
 mod daemon;
 pub mod faults;
 mod frontend;
+mod locale;
 pub mod mcp;
 pub mod procs;
 pub mod ssh;
@@ -20,6 +21,7 @@ pub use ask::{ask, printed};
 pub use bus::PrivateBus;
 pub use daemon::Daemon;
 pub use frontend::{Event, Shown, TestFrontend};
+pub use locale::{catalogues, language_env, language_env_words};
 pub use tmux::Tmux;
 pub use xvfb::Xvfb;
 
