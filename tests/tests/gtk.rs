@@ -43,6 +43,12 @@ struct Desktop {
 
 impl Desktop {
     async fn start() -> Desktop {
+        Desktop::start_with_env(Vec::new()).await
+    }
+
+    /// As [`Desktop::start`], elicit-gtk running with `env` added (a
+    /// language).
+    async fn start_with_env(env: Vec<(&str, String)>) -> Desktop {
         let services = tempfile::tempdir().expect("temp dir");
         std::fs::write(services.path().join("org.a11y.Bus.service"), A11Y_SERVICE).expect("service file");
         // The accessibility bus launcher puts its socket in
@@ -87,6 +93,7 @@ impl Desktop {
             .env("DBUS_SESSION_BUS_ADDRESS", bus.address())
             .env("PATH", path)
             .env("LANG", "C.UTF-8")
+            .envs(env)
             .env("XDG_RUNTIME_DIR", &runtime)
             .env_remove("AT_SPI_BUS_ADDRESS")
             .env_remove("ELICIT_OPENER")
@@ -154,6 +161,14 @@ impl Desktop {
 
     async fn wait_gone(&self, text: &str) {
         self.atspi(&["absent", text]).await;
+    }
+
+    /// The left edges of the widgets named `names`, in the window.
+    async fn left_edges(&self, names: &[&str]) -> Vec<i64> {
+        let mut args = vec!["x"];
+        args.extend_from_slice(names);
+        let out = self.atspi(&args).await;
+        out.lines().map(|l| l.trim().parse().expect("a number")).collect()
     }
 
     /// Performs the action of the widget named `name` (a button's click).
@@ -568,4 +583,88 @@ async fn an_unreachable_bus_ends_it_with_the_reason() {
         stderr.contains("elicit-gtk: D-Bus: Failed to connect"),
         "{stderr}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_speaks_german() {
+    let desktop = Desktop::start_with_env(elicit_tests::language_env("de_DE.UTF-8")).await;
+    let asked = ask(&desktop.bus, "Who are you?", SCHEMA, &[]);
+    // The server's text as sent; elicitd's own words in German.
+    let tree = desktop
+        .wait_for(&[
+            "Who are you?",
+            "Name *",
+            "Mit * markierte Felder sind erforderlich.",
+            "Abbrechen",
+            "Ablehnen",
+            "Annehmen",
+        ])
+        .await;
+    assert!(tree.contains("ganze Zahl, 1–10"), "{tree}");
+    assert!(tree.contains("[frame] Ein unbenannter Server fragt für elicit ask") || tree.contains(" fragt für "), "{tree}");
+    desktop.click("Annehmen").await;
+    desktop.wait_for(&["Vor dem Senden sind 2 Probleme zu beheben."]).await;
+    desktop.click("Ablehnen").await;
+    assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_speaks_french() {
+    let desktop = Desktop::start_with_env(elicit_tests::language_env("fr_FR.UTF-8")).await;
+    let asked = ask(&desktop.bus, "Who are you?", SCHEMA, &[]);
+    desktop
+        .wait_for(&[
+            "Who are you?",
+            "Les champs marqués d’un * sont obligatoires.",
+            "Annuler",
+            "Refuser",
+            "Accepter",
+            "nombre entier, de 1 à 10",
+        ])
+        .await;
+    desktop.click("Annuler").await;
+    assert_eq!(printed(asked).await, (json!({"action": "cancel"}), Some(4)));
+}
+
+/// In a right-to-left language the layout mirrors: the buttons, packed at
+/// the end, run from the right in LTR and from the left in RTL.
+///
+/// GLib translates GTK's own strings, and so its "default:LTR" that sets
+/// the direction, only for a program that has a catalogue in the user's
+/// language (an English window is not mirrored). We ship no Hebrew one:
+/// the test makes a catalogue with a header and no strings, so the
+/// window mirrors and its words stay English (the fallback).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_right_to_left_language_mirrors_the_window() {
+    let hebrew = tempfile::tempdir().expect("temp dir");
+    let messages = hebrew.path().join("he/LC_MESSAGES");
+    std::fs::create_dir_all(&messages).expect("mkdir");
+    let po = hebrew.path().join("he.po");
+    std::fs::write(
+        &po,
+        "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\"Language: he\\n\"\n",
+    )
+    .expect("write he.po");
+    let compiled = Command::new("msgfmt")
+        .arg("--output-file")
+        .arg(messages.join("elicitd.mo"))
+        .arg(&po)
+        .status()
+        .expect("msgfmt runs (the gettext package; run tests/setup)");
+    assert!(compiled.success(), "msgfmt he.po");
+    let mut env = elicit_tests::language_env("he_IL.UTF-8");
+    env.retain(|(name, _)| *name != "ELICITD_LOCALEDIR");
+    env.push(("ELICITD_LOCALEDIR", hebrew.path().display().to_string()));
+    let order = |desktop: Desktop| async move {
+        let asked = ask(&desktop.bus, "Which way?", SCHEMA, &[]);
+        desktop.wait_for(&["Which way?", "Name *"]).await;
+        let edges = desktop.left_edges(&["Cancel", "Accept"]).await;
+        desktop.click("Cancel").await;
+        assert_eq!(printed(asked).await.1, Some(4));
+        edges
+    };
+    let ltr = order(Desktop::start().await).await;
+    assert!(ltr[0] < ltr[1], "left to right, Accept is last, on the right: {ltr:?}");
+    let rtl = order(Desktop::start_with_env(env).await).await;
+    assert!(rtl[0] > rtl[1], "right to left, Accept is last, on the left: {rtl:?}");
 }
