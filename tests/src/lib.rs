@@ -17,7 +17,7 @@ pub mod ssh;
 mod tmux;
 mod xvfb;
 
-pub use ask::{ask, printed};
+pub use ask::{ask, asker_name, printed};
 pub use bus::PrivateBus;
 pub use daemon::Daemon;
 pub use frontend::{Event, Shown, TestFrontend};

@@ -241,7 +241,11 @@ impl Drop for Desktop {
     }
 }
 
-const TITLE: &str = "An unnamed server asks, for elicit ask";
+/// The window's title for `elicit ask` started by this test: the test
+/// process is the asker.
+fn title() -> String {
+    format!("{} asks, for elicit ask", elicit_tests::asker_name())
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_form_is_filled_in_and_accepted() {
@@ -255,12 +259,12 @@ async fn a_form_is_filled_in_and_accepted() {
             "Fields marked * are required.",
         ])
         .await;
-    assert!(tree.contains(&format!("[frame] {TITLE}")), "{tree}");
+    assert!(tree.contains(&format!("[frame] {}", title())), "{tree}");
     assert!(
         tree.contains("whole number, 1-10"),
         "the hint is help text: {tree}"
     );
-    desktop.focus(TITLE).await;
+    desktop.focus(&title()).await;
     // The first field has the focus; the others are reached by their
     // mnemonics (Alt and the underlined letter).
     desktop.type_text("Ann").await;
@@ -294,7 +298,7 @@ async fn decline_and_cancel() {
     assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
     let asked = ask(&desktop.bus, "Second question", SCHEMA, &[]);
     desktop.wait_for(&["Second question"]).await;
-    desktop.focus(TITLE).await;
+    desktop.focus(&title()).await;
     desktop.type_text("Half typed").await;
     desktop.keys(&["Escape"]).await;
     assert_eq!(printed(asked).await, (json!({"action": "cancel"}), Some(4)));
@@ -306,7 +310,7 @@ async fn an_invalid_entry_is_shown_inline_and_nothing_is_sent() {
     let desktop = Desktop::start().await;
     let mut asked = ask(&desktop.bus, "Count something", SCHEMA, &[]);
     desktop.wait_for(&["Count something"]).await;
-    desktop.focus(TITLE).await;
+    desktop.focus(&title()).await;
     desktop.type_text("Ann").await;
     desktop.keys(&["alt+u"]).await;
     desktop.type_text("12").await;
@@ -372,7 +376,7 @@ async fn a_url_opens_only_after_the_click() {
         "a plain https URL needs no warning: {tree}"
     );
     // Enter is no consent: a URL-mode form has no default button.
-    desktop.focus(TITLE).await;
+    desktop.focus(&title()).await;
     desktop.keys(&["Return"]).await;
     assert_eq!(desktop.opened(), None, "nothing opens before the click");
     desktop.click("Open in browser").await;
@@ -391,7 +395,7 @@ async fn a_withdrawn_form_leaves_a_notice() {
     desktop.wait_for(&["Quick question", "1 more waiting"]).await;
     assert_eq!(printed(quick).await.0["action"], "cancel");
     let tree = desktop
-        .wait_for(&["The request from an unnamed server timed out.", "Still there?"])
+        .wait_for(&[&format!("The request from {} timed out.", elicit_tests::asker_name()), "Still there?"])
         .await;
     assert!(!tree.contains("Quick question"), "{tree}");
     desktop.click("Decline").await;
@@ -403,7 +407,7 @@ async fn a_withdrawn_form_leaves_a_notice() {
     assert_eq!(printed(asked).await.0["action"], "cancel");
     let tree = desktop
         .wait_for(&[
-            "The request from an unnamed server timed out.",
+            &format!("The request from {} timed out.", elicit_tests::asker_name()),
             "Nothing is waiting for an answer.",
         ])
         .await;
@@ -667,4 +671,17 @@ async fn a_right_to_left_language_mirrors_the_window() {
     assert!(ltr[0] < ltr[1], "left to right, Accept is last, on the right: {ltr:?}");
     let rtl = order(Desktop::start_with_env(env).await).await;
     assert!(rtl[0] > rtl[1], "right to left, Accept is last, on the left: {rtl:?}");
+}
+
+/// `elicit ask --server --host --icon`: the title names the asker and the
+/// header shows its icon.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_title_and_icon_are_the_askers() {
+    let desktop = Desktop::start().await;
+    let flags = ["--server", "deployer", "--host", "release script", "--icon", "utilities-terminal"];
+    let asked = ask(&desktop.bus, "Deploy now?", SCHEMA, &flags);
+    let tree = desktop.wait_for(&["Deploy now?", "Icon of deployer"]).await;
+    assert!(tree.contains("[frame] deployer asks, for release script"), "{tree}");
+    desktop.click("Cancel").await;
+    assert_eq!(printed(asked).await.1, Some(4));
 }

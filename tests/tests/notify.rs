@@ -115,10 +115,8 @@ async fn a_confirmation_is_accepted_from_the_notification() {
     let asked = ask(&desk.bus, "Deploy now?", CONFIRM);
     desk.dunst.wait_displayed(&desk.conn, 1).await;
     let menu = desk.dunst.choose("accept").await;
-    assert!(
-        menu.contains("#Accept (an unnamed server (for elicit ask) asks)"),
-        "{menu}"
-    );
+    let asks = format!("#Accept ({} (for elicit ask) asks)", elicit_tests::asker_name());
+    assert!(menu.contains(&asks), "{menu}");
     assert!(menu.contains("#Decline ("), "{menu}");
     let (answer, code) = printed(asked).await;
     assert_eq!(answer, json!({"action": "accept", "content": {}}));
@@ -392,4 +390,15 @@ async fn the_notification_speaks_german_and_french() {
         assert!(menu.contains(open), "{locale}: {menu}");
         assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_summary_names_the_asker() {
+    let desk = desk().await;
+    let flags = ["--server", "deployer", "--host", "release script", "--icon", "utilities-terminal"];
+    let asked = elicit_tests::ask(&desk.bus, "Deploy now?", CONFIRM, &flags);
+    desk.dunst.wait_displayed(&desk.conn, 1).await;
+    let menu = desk.dunst.choose("decline").await;
+    assert!(menu.contains("#Decline (deployer (for release script) asks)"), "{menu}");
+    assert_eq!(printed(asked).await.1, Some(3));
 }

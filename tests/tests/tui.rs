@@ -385,7 +385,9 @@ async fn the_screen_speaks_german() {
     tmux.wait_for("Vor dem Senden sind 2 Probleme zu beheben.").await;
     tmux.keys(&["F1"]);
     tmux.wait_for("Jede Taste schließt diese Hilfe.").await;
-    tmux.keys(&["Escape"]);
+    // Not Escape: an Escape followed at once by ^D reads as Alt-^D.
+    tmux.keys(&["F1"]);
+    eventually("the help to close", || async { !tmux.capture().contains("Jede Taste") }).await;
     tmux.keys(&["C-d"]);
     assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
     tmux.wait_for(": abgelehnt.").await;
@@ -415,4 +417,19 @@ async fn a_language_without_a_catalogue_is_english() {
     assert!(pane.contains("Fields marked * are required.") && pane.contains("Enter send"), "{pane}");
     tmux.keys(&["Escape"]);
     assert_eq!(printed(asked).await, (json!({"action": "cancel"}), Some(4)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_heading_names_the_asker() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let tmux = full_screen(&bus).await;
+    let asked = ask(&bus, "Deploy now?", CONFIRM, &["--server", "deployer", "--host", "release script"]);
+    let pane = tmux.wait_for("Deploy now?").await;
+    assert!(
+        pane.lines().next().is_some_and(|l| l.contains("deployer asks, for release script")),
+        "{pane}"
+    );
+    tmux.keys(&["Escape"]);
+    assert_eq!(printed(asked).await.1, Some(4));
 }

@@ -33,6 +33,8 @@ pub(crate) struct Ui {
     pub(crate) app: gtk::Application,
     pub(crate) window: gtk::ApplicationWindow,
     pub(crate) title: gtk::Label,
+    /// The asker's icon (`elicit ask --icon`), beside the title.
+    pub(crate) icon: gtk::Image,
     pub(crate) waiting: gtk::Label,
     pub(crate) banner: gtk::InfoBar,
     pub(crate) banner_text: gtk::Label,
@@ -80,7 +82,11 @@ impl Ui {
         heading.set_valign(gtk::Align::Center);
         heading.append(&title);
         heading.append(&waiting);
+        let icon = gtk::Image::new();
+        icon.set_pixel_size(24);
+        icon.set_visible(false);
         let header = gtk::HeaderBar::new();
+        header.pack_start(&icon);
         header.set_title_widget(Some(&heading));
         window.set_titlebar(Some(&header));
 
@@ -149,6 +155,7 @@ impl Ui {
             app: app.clone(),
             window,
             title,
+            icon,
             waiting,
             banner,
             banner_text,
@@ -262,6 +269,14 @@ impl Ui {
                     let title = entry.title();
                     self.window.set_title(Some(&title));
                     self.title.set_text(&title);
+                    let icon = entry.origin.icon_name();
+                    self.icon.set_icon_name(icon);
+                    self.icon.set_visible(icon.is_some());
+                    if let Some(icon) = icon {
+                        // TRANSLATORS: the accessible name of the asker's icon.
+                        let name = fill(&tr("Icon of {server}"), &[("server", &entry.server())]);
+                        self.icon.update_property(&[gtk::accessible::Property::Label(&name)]);
+                    }
                     let rebuilt = self
                         .shown
                         .borrow()
@@ -294,6 +309,7 @@ impl Ui {
                 }
                 None => {
                     self.clear_body();
+                    self.icon.set_visible(false);
                     if notice.is_some() {
                         self.title.set_text("elicitd");
                         self.window.set_title(Some("elicitd"));

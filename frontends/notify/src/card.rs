@@ -40,6 +40,8 @@ pub struct Card {
     pub summary: String,
     /// The server's message, and what the actions mean.
     pub body: String,
+    /// The icon: the asker's (`elicit ask --icon`), else a question's.
+    pub icon: String,
     /// (key, label) pairs in the order they are shown.
     pub actions: Vec<(String, String)>,
     /// What each key does.
@@ -56,6 +58,7 @@ impl Card {
         let mut card = Card {
             summary,
             body: text(&request.message),
+            icon: origin.icon_name().unwrap_or("dialog-question").to_owned(),
             actions: Vec::new(),
             replies: Vec::new(),
         };
