@@ -67,6 +67,10 @@ fn generated(locale: &str) -> bool {
     Command::new("locale")
         .arg("-a")
         .output()
-        .map(|out| String::from_utf8_lossy(&out.stdout).lines().any(|l| l.to_lowercase() == wanted))
+        .map(|out| {
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .any(|l| l.to_lowercase() == wanted)
+        })
         .unwrap_or(false)
 }

@@ -13,13 +13,23 @@ async fn the_options_name_the_server_the_host_and_the_icon() {
     let bus = PrivateBus::start();
     let _daemon = Daemon::start(&bus, "").await;
     let mut frontend = TestFrontend::register(&bus, "test", 10).await;
-    let flags = ["--server", "deployer", "--host", "release script", "--icon", "utilities-terminal"];
+    let flags = [
+        "--server",
+        "deployer",
+        "--host",
+        "release script",
+        "--icon",
+        "utilities-terminal",
+    ];
     let asked = ask(&bus, "Deploy?", CONFIRM, &flags);
     let shown = frontend.next_show().await;
     assert_eq!(shown.server.as_deref(), Some("deployer"));
     assert_eq!(shown.host.as_deref(), Some("release script"));
     assert_eq!(shown.icon.as_deref(), Some("utilities-terminal"));
-    frontend.answer(&shown, "accept", json!({})).await.expect("answer");
+    frontend
+        .answer(&shown, "accept", json!({}))
+        .await
+        .expect("answer");
     assert_eq!(printed(asked).await.1, Some(0));
 }
 
@@ -53,8 +63,13 @@ async fn without_a_server_name_the_asker_is_the_program_that_ran_it() {
     assert_eq!(shown.server.as_deref(), Some("nightly-backup"));
     assert_eq!(shown.host.as_deref(), Some("elicit ask"));
     assert_eq!(shown.icon, None);
-    frontend.answer(&shown, "decline", serde_json::Value::Null).await.expect("answer");
-    let output = within("the script to end", child.wait_with_output()).await.expect("script");
+    frontend
+        .answer(&shown, "decline", serde_json::Value::Null)
+        .await
+        .expect("answer");
+    let output = within("the script to end", child.wait_with_output())
+        .await
+        .expect("script");
     assert_eq!(output.status.code(), Some(3));
 }
 
@@ -63,7 +78,9 @@ async fn an_icon_that_is_a_path_is_refused() {
     let bus = PrivateBus::start();
     let _daemon = Daemon::start(&bus, "").await;
     let asked = ask(&bus, "Deploy?", CONFIRM, &["--icon", "/home/me/.ssh/id_ed25519"]);
-    let output = within("elicit ask to end", asked.wait_with_output()).await.expect("runs");
+    let output = within("elicit ask to end", asked.wait_with_output())
+        .await
+        .expect("runs");
     assert_eq!(output.status.code(), Some(2), "a usage error");
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("not a path"),

@@ -395,7 +395,10 @@ async fn a_withdrawn_form_leaves_a_notice() {
     desktop.wait_for(&["Quick question", "1 more waiting"]).await;
     assert_eq!(printed(quick).await.0["action"], "cancel");
     let tree = desktop
-        .wait_for(&[&format!("The request from {} timed out.", elicit_tests::asker_name()), "Still there?"])
+        .wait_for(&[
+            &format!("The request from {} timed out.", elicit_tests::asker_name()),
+            "Still there?",
+        ])
         .await;
     assert!(!tree.contains("Quick question"), "{tree}");
     desktop.click("Decline").await;
@@ -605,9 +608,14 @@ async fn the_window_speaks_german() {
         ])
         .await;
     assert!(tree.contains("ganze Zahl, 1–10"), "{tree}");
-    assert!(tree.contains("[frame] Ein unbenannter Server fragt für elicit ask") || tree.contains(" fragt für "), "{tree}");
+    assert!(
+        tree.contains("[frame] Ein unbenannter Server fragt für elicit ask") || tree.contains(" fragt für "),
+        "{tree}"
+    );
     desktop.click("Annehmen").await;
-    desktop.wait_for(&["Vor dem Senden sind 2 Probleme zu beheben."]).await;
+    desktop
+        .wait_for(&["Vor dem Senden sind 2 Probleme zu beheben."])
+        .await;
     desktop.click("Ablehnen").await;
     assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
 }
@@ -668,9 +676,15 @@ async fn a_right_to_left_language_mirrors_the_window() {
         edges
     };
     let ltr = order(Desktop::start().await).await;
-    assert!(ltr[0] < ltr[1], "left to right, Accept is last, on the right: {ltr:?}");
+    assert!(
+        ltr[0] < ltr[1],
+        "left to right, Accept is last, on the right: {ltr:?}"
+    );
     let rtl = order(Desktop::start_with_env(env).await).await;
-    assert!(rtl[0] > rtl[1], "right to left, Accept is last, on the left: {rtl:?}");
+    assert!(
+        rtl[0] > rtl[1],
+        "right to left, Accept is last, on the left: {rtl:?}"
+    );
 }
 
 /// `elicit ask --server --host --icon`: the title names the asker and the
@@ -678,10 +692,84 @@ async fn a_right_to_left_language_mirrors_the_window() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_title_and_icon_are_the_askers() {
     let desktop = Desktop::start().await;
-    let flags = ["--server", "deployer", "--host", "release script", "--icon", "utilities-terminal"];
+    let flags = [
+        "--server",
+        "deployer",
+        "--host",
+        "release script",
+        "--icon",
+        "utilities-terminal",
+    ];
     let asked = ask(&desktop.bus, "Deploy now?", SCHEMA, &flags);
     let tree = desktop.wait_for(&["Deploy now?", "Icon of deployer"]).await;
-    assert!(tree.contains("[frame] deployer asks, for release script"), "{tree}");
+    assert!(
+        tree.contains("[frame] deployer asks, for release script"),
+        "{tree}"
+    );
     desktop.click("Cancel").await;
     assert_eq!(printed(asked).await.1, Some(4));
+}
+
+/// The contact form as a German MCP server would send it.
+const CONTACT_DE: &str = r#"{"type": "object", "properties": {
+  "name": {"type": "string", "title": "Name", "description": "Wie er im Adressbuch stehen soll", "minLength": 1, "maxLength": 40},
+  "email": {"type": "string", "title": "E-Mail", "format": "email"},
+  "group": {"type": "string", "title": "Gruppe", "oneOf": [
+    {"const": "family", "title": "Familie"}, {"const": "friends", "title": "Freunde"}, {"const": "work", "title": "Arbeit"}]},
+  "favourite": {"type": "boolean", "title": "Favorit", "default": false},
+  "reminders": {"type": "array", "title": "Erinnerungen", "items": {"type": "string", "enum": ["Geburtstag", "Jahrestag"]}, "maxItems": 2}
+}, "required": ["name", "group"]}"#;
+
+/// A form in German, captured for the README (`screenshot.sh` sets
+/// `ELICIT_GTK_SCREENSHOT_DE`): elicitd's words from the catalogue, the
+/// server's as it sent them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_german_form_is_captured() {
+    let desktop = Desktop::start_with_env(elicit_tests::language_env("de_DE.UTF-8")).await;
+    let conn = desktop.bus.connect().await;
+    let origin = elicit_proto::dbus::Origin {
+        server: Some("demo-contacts".into()),
+        host: Some("Claude Code".into()),
+        ..Default::default()
+    };
+    let session = elicit_client::ClientSession::open(&conn, &origin)
+        .await
+        .expect("a session");
+    let schema: Value = serde_json::from_str(CONTACT_DE).expect("schema");
+    let request = json!({"message": "Einen Kontakt zum Adressbuch hinzufügen?", "requestedSchema": schema});
+    let form = session
+        .submit(&request.to_string(), None, None)
+        .await
+        .expect("submit");
+    desktop
+        .wait_for(&[
+            "demo-contacts fragt für Claude Code",
+            "Mit * markierte Felder sind erforderlich.",
+            "1–40 Zeichen",
+            "höchstens 2 auswählen",
+            "Annehmen",
+        ])
+        .await;
+    let window = desktop.focus("demo-contacts fragt").await;
+    desktop.type_text("Ada Lovelace").await;
+    // The Gruppe mnemonic picks the first choice. Keys are handled in
+    // order: once Familie is on, the name is typed.
+    desktop.keys(&["alt+g"]).await;
+    desktop.checked(&["Familie Gruppe *"]).await;
+    let shot = desktop.bus.dir().join("screenshot-de.png");
+    let status = Command::new("import")
+        .args(["-display", desktop.xvfb.display(), "-window", &window])
+        .arg(&shot)
+        .status()
+        .expect("import (imagemagick) runs");
+    assert!(status.success());
+    if let Ok(target) = std::env::var("ELICIT_GTK_SCREENSHOT_DE") {
+        std::fs::copy(&shot, target).expect("copy the screenshot");
+    }
+    desktop.click("Abbrechen").await;
+    let mut session = session;
+    let outcome = within("the outcome", session.wait(&form))
+        .await
+        .expect("an outcome");
+    assert_eq!(outcome.action, "cancel");
 }

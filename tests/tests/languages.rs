@@ -80,7 +80,10 @@ fn entries(path: &Path) -> Vec<Entry> {
 
 fn unquote(quoted: &str) -> String {
     let inner = quoted.trim().trim_start_matches('"').trim_end_matches('"');
-    inner.replace("\\n", "\n").replace("\\\"", "\"").replace("\\\\", "\\")
+    inner
+        .replace("\\n", "\n")
+        .replace("\\\"", "\"")
+        .replace("\\\\", "\\")
 }
 
 /// The `{name}` placeholders of a string.
@@ -102,7 +105,11 @@ fn placeholders(text: &str) -> BTreeSet<String> {
 #[test]
 fn every_string_of_the_template_is_translated_in_every_catalogue() {
     let template = entries(&po_dir().join("elicitd.pot"));
-    assert!(template.len() > 100, "the template has {} strings", template.len());
+    assert!(
+        template.len() > 100,
+        "the template has {} strings",
+        template.len()
+    );
     for lang in languages() {
         let po = po_dir().join(format!("{lang}.po"));
         // msgfmt's own count, as a translator or platform would see it.
@@ -127,7 +134,11 @@ fn every_string_of_the_template_is_translated_in_every_catalogue() {
             assert!(!entry.fuzzy, "po/{lang}.po: {:?} is fuzzy", entry.msgid);
             let expected = placeholders(&entry.msgid);
             for msgstr in &entry.msgstrs {
-                assert!(!msgstr.is_empty(), "po/{lang}.po: {:?} is untranslated", entry.msgid);
+                assert!(
+                    !msgstr.is_empty(),
+                    "po/{lang}.po: {:?} is untranslated",
+                    entry.msgid
+                );
                 // A placeholder lost or misspelt would show as "{server}".
                 assert_eq!(
                     placeholders(msgstr),
@@ -150,11 +161,23 @@ fn the_window_buttons_keep_distinct_mnemonics_in_every_language() {
             .map(|msgid| {
                 let entry = catalogue.iter().find(|e| e.msgid == *msgid).expect("translated");
                 let label = &entry.msgstrs[0];
-                let at = label.find('_').unwrap_or_else(|| panic!("{lang}: {label:?} has no mnemonic"));
-                label[at + 1..].chars().next().expect("a letter").to_lowercase().next().expect("lower")
+                let at = label
+                    .find('_')
+                    .unwrap_or_else(|| panic!("{lang}: {label:?} has no mnemonic"));
+                label[at + 1..]
+                    .chars()
+                    .next()
+                    .expect("a letter")
+                    .to_lowercase()
+                    .next()
+                    .expect("lower")
             })
             .collect();
-        assert_eq!(letters.len(), buttons.len(), "{lang}: two buttons share a mnemonic: {letters:?}");
+        assert_eq!(
+            letters.len(),
+            buttons.len(),
+            "{lang}: two buttons share a mnemonic: {letters:?}"
+        );
     }
 }
 
@@ -180,7 +203,9 @@ async fn elicit_in(locale: &str, bus: &PrivateBus, args: &[&str]) -> String {
     for (name, value) in language_env(locale) {
         command.env(name, value);
     }
-    let output = within("elicit to finish", command.output()).await.expect("elicit runs");
+    let output = within("elicit to finish", command.output())
+        .await
+        .expect("elicit runs");
     format!(
         "{}{}",
         String::from_utf8_lossy(&output.stdout),
@@ -195,7 +220,10 @@ async fn the_cli_speaks_german_and_french_and_english_without_a_catalogue() {
     let german = elicit_in("de_DE.UTF-8", &bus, &["list"]).await;
     assert_eq!(german.trim(), "keine offenen Formulare");
     let status = elicit_in("de_DE.UTF-8", &bus, &["status"]).await;
-    assert!(status.contains("Offene Formulare: 0") && status.contains("Oberflächen:"), "{status}");
+    assert!(
+        status.contains("Offene Formulare: 0") && status.contains("Oberflächen:"),
+        "{status}"
+    );
     let french = elicit_in("fr_FR.UTF-8", &bus, &["list"]).await;
     assert_eq!(french.trim(), "aucun formulaire en attente");
     // Hebrew has no catalogue: English, not the msgids' placeholders or

@@ -370,8 +370,20 @@ async fn without_a_notification_server_forms_move_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_notification_speaks_german_and_french() {
     for (locale, accept, decline, open, asks) in [
-        ("de_DE.UTF-8", "#Annehmen (", "#Ablehnen (", "#Öffnen … (", " fragt)"),
-        ("fr_FR.UTF-8", "#Accepter (", "#Refuser (", "#Ouvrir… (", " demande)"),
+        (
+            "de_DE.UTF-8",
+            "#Annehmen (",
+            "#Ablehnen (",
+            "#Öffnen … (",
+            " fragt)",
+        ),
+        (
+            "fr_FR.UTF-8",
+            "#Accepter (",
+            "#Refuser (",
+            "#Ouvrir… (",
+            " demande)",
+        ),
     ] {
         let desk = desk_with_env(elicit_tests::language_env(locale)).await;
         // The server's message is shown as sent; the actions and the
@@ -379,7 +391,10 @@ async fn the_notification_speaks_german_and_french() {
         let asked = ask(&desk.bus, "Deploy now?", CONFIRM);
         desk.dunst.wait_displayed(&desk.conn, 1).await;
         let menu = desk.dunst.choose("decline").await;
-        assert!(menu.contains(accept) && menu.contains(decline), "{locale}: {menu}");
+        assert!(
+            menu.contains(accept) && menu.contains(decline),
+            "{locale}: {menu}"
+        );
         assert!(menu.contains(asks), "{locale}: {menu}");
         assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
         desk.dunst.wait_displayed(&desk.conn, 0).await;
@@ -395,10 +410,20 @@ async fn the_notification_speaks_german_and_french() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_summary_names_the_asker() {
     let desk = desk().await;
-    let flags = ["--server", "deployer", "--host", "release script", "--icon", "utilities-terminal"];
+    let flags = [
+        "--server",
+        "deployer",
+        "--host",
+        "release script",
+        "--icon",
+        "utilities-terminal",
+    ];
     let asked = elicit_tests::ask(&desk.bus, "Deploy now?", CONFIRM, &flags);
     desk.dunst.wait_displayed(&desk.conn, 1).await;
     let menu = desk.dunst.choose("decline").await;
-    assert!(menu.contains("#Decline (deployer (for release script) asks)"), "{menu}");
+    assert!(
+        menu.contains("#Decline (deployer (for release script) asks)"),
+        "{menu}"
+    );
     assert_eq!(printed(asked).await.1, Some(3));
 }

@@ -58,7 +58,9 @@ pub async fn answer(args: AnswerArgs, bus: Option<&str>) -> anyhow::Result<ExitC
     } else if let Some(content) = args.accept {
         esay!(
             "elicit: {}",
-            tr("warning: --accept puts the answer on the command line, where every user of this machine can read it; use --accept-file FILE (or - for standard input)")
+            tr(
+                "warning: --accept puts the answer on the command line, where every user of this machine can read it; use --accept-file FILE (or - for standard input)"
+            )
         );
         (Action::Accept, content)
     } else if args.decline {
@@ -82,7 +84,13 @@ pub async fn answer(args: AnswerArgs, bus: Option<&str>) -> anyhow::Result<ExitC
     {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(Error::InvalidAnswer(errors)) => {
-            esay!("elicit: {}", fill(&tr("the answer does not fit form {form}:"), &[("form", &args.form)]));
+            esay!(
+                "elicit: {}",
+                fill(
+                    &tr("the answer does not fit form {form}:"),
+                    &[("form", &args.form)]
+                )
+            );
             let errors: Vec<FieldError> = serde_json::from_str(&errors).unwrap_or_default();
             for error in errors {
                 esay!("  {error}");

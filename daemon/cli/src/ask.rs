@@ -113,7 +113,10 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
         Ok(form) => form,
         Err(error) => {
             let why = error.detail();
-            let text = elicit_i18n::fill(&elicit_i18n::tr("the broker refused the request: {error}"), &[("error", &why)]);
+            let text = elicit_i18n::fill(
+                &elicit_i18n::tr("the broker refused the request: {error}"),
+                &[("error", &why)],
+            );
             crate::out::esay!("elicit: {text}");
             return Ok(ExitCode::from(1));
         }

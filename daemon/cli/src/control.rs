@@ -60,7 +60,10 @@ fn list_table(forms: &[Value]) -> Vec<String> {
                 .unwrap_or("?");
             [
                 form["id"].to_string(),
-                fill(&tr("session {session}"), &[("session", &form["session"].as_str().unwrap_or("?"))]),
+                fill(
+                    &tr("session {session}"),
+                    &[("session", &form["session"].as_str().unwrap_or("?"))],
+                ),
                 form["state"].as_str().unwrap_or("?").to_owned(),
                 format!("{}s", form["age-ms"].as_u64().unwrap_or(0) / 1000),
                 // Escaped before measuring, so that widths are as shown.
@@ -128,8 +131,12 @@ pub async fn watch(args: WatchArgs, bus: Option<&str>) -> anyhow::Result<ExitCod
         } else {
             // TRANSLATORS: {state} and {reason} are elicitd's words (queued, closed, timeout…), as they are.
             let line = tr("form {form} (session {session}): {state} {reason}");
-            let values: [(&str, &dyn std::fmt::Display); 4] =
-                [("form", &a.form()), ("session", &a.session()), ("state", &a.state()), ("reason", &a.reason())];
+            let values: [(&str, &dyn std::fmt::Display); 4] = [
+                ("form", &a.form()),
+                ("session", &a.session()),
+                ("state", &a.state()),
+                ("reason", &a.reason()),
+            ];
             say!("{}", fill(&line, &values));
         }
     }
@@ -183,7 +190,10 @@ pub async fn status(bus: Option<&str>) -> anyhow::Result<ExitCode> {
     let version = match broker.version().await {
         Ok(version) => version,
         Err(error) => {
-            esay!("{}", fill(&tr("elicitd is not reachable: {error}"), &[("error", &error)]));
+            esay!(
+                "{}",
+                fill(&tr("elicitd is not reachable: {error}"), &[("error", &error)])
+            );
             if let Some(lines) = log_line() {
                 for line in lines.lines() {
                     esay!("{line}");
@@ -199,7 +209,11 @@ pub async fn status(bus: Option<&str>) -> anyhow::Result<ExitCode> {
         (tr("front-ends:"), broker.frontends().await?),
     ];
     // The numbers line up whatever the words' lengths in this language.
-    let width = rows.iter().map(|(label, _)| label.chars().count()).max().unwrap_or(0);
+    let width = rows
+        .iter()
+        .map(|(label, _)| label.chars().count())
+        .max()
+        .unwrap_or(0);
     for (label, count) in rows {
         let pad = width - label.chars().count();
         say!("{label}{:pad$} {count}", "");

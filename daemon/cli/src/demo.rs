@@ -81,7 +81,10 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
         _ => {
             let (child, address) = start_bus(&dir)?;
             started.children.push(child);
-            let line = fill(&tr("started a private session bus at {address}"), &[("address", &address)]);
+            let line = fill(
+                &tr("started a private session bus at {address}"),
+                &[("address", &address)],
+            );
             crate::out::note(format_args!("{line}"));
             address
         }
@@ -107,7 +110,10 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        crate::out::note(format_args!("{}", tr("started elicitd with a temporary state directory")));
+        crate::out::note(format_args!(
+            "{}",
+            tr("started elicitd with a temporary state directory")
+        ));
     }
 
     let asking = tokio::spawn(submit_examples(conn.clone()));
@@ -128,7 +134,10 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
         () = ended_by_signal() => None,
     };
     asking.abort();
-    crate::out::note(format_args!("{}", tr("demo over; everything it started is stopped")));
+    crate::out::note(format_args!(
+        "{}",
+        tr("demo over; everything it started is stopped")
+    ));
     drop(started);
     Ok(match status {
         Some(status) if status.success() => ExitCode::SUCCESS,

@@ -68,7 +68,10 @@ pub async fn run(command: Command, bus: Option<&str>) -> anyhow::Result<ExitCode
                     Err(problem) => {
                         broken += 1;
                         let line = tr("broken  {file}: {problem}");
-                        say!("{}", fill(&line, &[("file", &file.display()), ("problem", &problem)]));
+                        say!(
+                            "{}",
+                            fill(&line, &[("file", &file.display()), ("problem", &problem)])
+                        );
                     }
                 }
             }
@@ -98,7 +101,10 @@ pub async fn run(command: Command, bus: Option<&str>) -> anyhow::Result<ExitCode
             if forgot {
                 Ok(ExitCode::SUCCESS)
             } else {
-                esay!("elicit: {}", fill(&tr("no remembered choice {id}"), &[("id", &id)]));
+                esay!(
+                    "elicit: {}",
+                    fill(&tr("no remembered choice {id}"), &[("id", &id)])
+                );
                 Ok(ExitCode::from(1))
             }
         }
@@ -130,7 +136,10 @@ fn test(
     let policy = Policy::load(&dirs)?;
     for (file, problem) in policy.problems() {
         let line = tr("skipped {file}: {problem}");
-        esay!("elicit: {}", fill(&line, &[("file", &file.display()), ("problem", &problem)]));
+        esay!(
+            "elicit: {}",
+            fill(&line, &[("file", &file.display()), ("problem", &problem)])
+        );
     }
     let decision = policy.decide(&request, &origin, "policy-test");
     let content = match &decision.verdict {

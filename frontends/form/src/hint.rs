@@ -31,7 +31,11 @@ pub fn kind_hint(kind: &FieldKind) -> Option<String> {
             minimum,
             maximum,
         } => {
-            let what = if *integer { tr("whole number") } else { tr("number") };
+            let what = if *integer {
+                tr("whole number")
+            } else {
+                tr("number")
+            };
             let bounds = range(*minimum, *maximum);
             vec![match bounds {
                 // TRANSLATORS: {what} is "whole number" or "number", {range} as above.

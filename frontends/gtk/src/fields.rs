@@ -487,7 +487,10 @@ mod tests {
 
     #[test]
     fn mnemonics_are_unique_and_escape_underscores() {
-        assert_eq!(Mnemonics::letters_of(&["_Accept", "C_lose", "A__b_c", "none"]), "alc");
+        assert_eq!(
+            Mnemonics::letters_of(&["_Accept", "C_lose", "A__b_c", "none"]),
+            "alc"
+        );
         let mut m = Mnemonics::reserving("adc");
         assert_eq!(m.label("Name"), "_Name");
         assert_eq!(m.label("Number"), "N_umber");

@@ -202,16 +202,25 @@ impl Queue {
                 } else {
                     let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
                     let text = text.join("; ");
-                    entry.status = Some(fill(&tr("elicitd refused the answer: {errors}"), &[("errors", &text)]));
+                    entry.status = Some(fill(
+                        &tr("elicitd refused the answer: {errors}"),
+                        &[("errors", &text)],
+                    ));
                 }
             }
             // Nothing was sent: the user may decline, or open it by hand.
             Err(AnswerError::Open(error)) => {
-                entry.status = Some(fill(&tr("{error}. Copy the address yourself, or decline."), &[("error", &error)]));
+                entry.status = Some(fill(
+                    &tr("{error}. Copy the address yourself, or decline."),
+                    &[("error", &error)],
+                ));
             }
             // The broker is unreachable: keep the form, the user may retry.
             Err(AnswerError::Broker(Error::Bus(error))) => {
-                entry.status = Some(fill(&tr("Could not reach elicitd: {error}"), &[("error", &error)]));
+                entry.status = Some(fill(
+                    &tr("Could not reach elicitd: {error}"),
+                    &[("error", &error)],
+                ));
             }
             // The form is gone or no longer ours.
             Err(AnswerError::Broker(error)) => {

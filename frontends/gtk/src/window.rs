@@ -27,7 +27,6 @@ const DEFAULT_WIDTH: i32 = 520;
 /// The tallest the page gets before it scrolls.
 const MAX_PAGE_HEIGHT: i32 = 560;
 
-
 /// The window and what it shows.
 pub(crate) struct Ui {
     pub(crate) app: gtk::Application,
@@ -125,7 +124,13 @@ impl Ui {
 
         // TRANSLATORS: the underscore marks the Alt+letter key; the five
         // buttons need five different letters.
-        let labels = [tr("_Cancel"), tr("_Decline"), tr("_Accept"), tr("_Open in browser"), tr("C_lose")];
+        let labels = [
+            tr("_Cancel"),
+            tr("_Decline"),
+            tr("_Accept"),
+            tr("_Open in browser"),
+            tr("C_lose"),
+        ];
         let [cancel, decline, accept, open, close] = labels.each_ref().map(|l| gtk::Button::with_mnemonic(l));
         let button_letters = Mnemonics::letters_of(&labels.each_ref().map(String::as_str));
         accept.add_css_class("suggested-action");
@@ -275,7 +280,8 @@ impl Ui {
                     if let Some(icon) = icon {
                         // TRANSLATORS: the accessible name of the asker's icon.
                         let name = fill(&tr("Icon of {server}"), &[("server", &entry.server())]);
-                        self.icon.update_property(&[gtk::accessible::Property::Label(&name)]);
+                        self.icon
+                            .update_property(&[gtk::accessible::Property::Label(&name)]);
                     }
                     let rebuilt = self
                         .shown

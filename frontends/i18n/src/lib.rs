@@ -67,9 +67,12 @@ pub fn fill(template: &str, values: &[(&str, &dyn Display)]) -> String {
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let after = &rest[open + 1..];
-        let named = after
-            .find('}')
-            .and_then(|close| values.iter().find(|(name, _)| *name == &after[..close]).map(|v| (close, v)));
+        let named = after.find('}').and_then(|close| {
+            values
+                .iter()
+                .find(|(name, _)| *name == &after[..close])
+                .map(|v| (close, v))
+        });
         match named {
             Some((close, (_, value))) => {
                 out.push_str(&value.to_string());

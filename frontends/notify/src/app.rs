@@ -111,7 +111,8 @@ impl App {
             return;
         }
         let card = Card::new(&elicitation, &request.origin, markup);
-        let notification = server::form_notification(&card.summary, &card.body, &card.icon, card.action_list());
+        let notification =
+            server::form_notification(&card.summary, &card.body, &card.icon, card.action_list());
         match self.server.show(&notification).await {
             Ok(id) => {
                 self.shown.insert(

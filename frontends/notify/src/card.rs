@@ -88,12 +88,16 @@ impl Card {
                         names.len(),
                     );
                     let names = names.join(", ");
-                    card.body.push_str(&text(&format!("\n\n{}", fill(&fields, &[("names", &names)]))));
+                    card.body
+                        .push_str(&text(&format!("\n\n{}", fill(&fields, &[("names", &names)]))));
                 }
             }
             Mode::Url { .. } => {
                 if let Some(view) = UrlView::from_request(request) {
-                    let page = fill(&tr("It wants you to open a page on {host}."), &[("host", &view.host)]);
+                    let page = fill(
+                        &tr("It wants you to open a page on {host}."),
+                        &[("host", &view.host)],
+                    );
                     card.body.push_str(&text(&format!("\n\n{page}")));
                 }
             }

@@ -1,8 +1,8 @@
 //! One presented form, as the user interface keeps it.
 
 pub use elicit_form::Body;
-use elicit_i18n::{fill, tr};
 use elicit_form::read_request;
+use elicit_i18n::{fill, tr};
 use elicit_proto::dbus::Origin;
 
 use crate::bus::ShowRequest;
@@ -74,7 +74,10 @@ impl Entry {
                 &tr("{server} asks, for {host}, in {cwd}"),
                 &[("server", &server), ("host", &host), ("cwd", cwd)],
             ),
-            None => fill(&tr("{server} asks, for {host}"), &[("server", &server), ("host", &host)]),
+            None => fill(
+                &tr("{server} asks, for {host}"),
+                &[("server", &server), ("host", &host)],
+            ),
         }
     }
 }

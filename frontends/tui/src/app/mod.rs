@@ -154,7 +154,10 @@ impl App {
             Err(Error::Bus(error)) => {
                 if let Some(entry) = self.entries.iter_mut().find(|e| e.form == form) {
                     entry.sending = false;
-                    entry.status = Some(fill(&tr("Could not reach elicitd: {error}"), &[("error", &error)]));
+                    entry.status = Some(fill(
+                        &tr("Could not reach elicitd: {error}"),
+                        &[("error", &error)],
+                    ));
                 }
             }
             // The form is gone or no longer ours: nothing to answer any more.

@@ -15,8 +15,11 @@ pub(super) fn ask(out: &mut impl Write, model: &FormModel, i: usize) -> io::Resu
     };
     let field = state.field();
     let heading = tr("Field {n} of {count}: {label}");
-    let values: [(&str, &dyn std::fmt::Display); 3] =
-        [("n", &(i + 1)), ("count", &model.fields().len()), ("label", &field.label)];
+    let values: [(&str, &dyn std::fmt::Display); 3] = [
+        ("n", &(i + 1)),
+        ("count", &model.fields().len()),
+        ("label", &field.label),
+    ];
     write!(out, "{}", fill(&heading, &values))?;
     if field.required {
         write!(out, " {}", tr("(required)"))?;
@@ -34,7 +37,11 @@ pub(super) fn ask(out: &mut impl Write, model: &FormModel, i: usize) -> io::Resu
                 writeln!(out, "  {}) {}", n + 1, choice.label)?;
             }
             if matches!(field.kind, FieldKind::MultiChoice { .. }) {
-                writeln!(out, "  {}", tr("Type the numbers, separated by spaces or commas."))?;
+                writeln!(
+                    out,
+                    "  {}",
+                    tr("Type the numbers, separated by spaces or commas.")
+                )?;
             } else {
                 writeln!(out, "  {}", tr("Type a number."))?;
             }

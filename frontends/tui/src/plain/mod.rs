@@ -68,7 +68,14 @@ impl<W: Write> Plain<W> {
                 if self.current.is_none() {
                     self.next()?;
                 } else if let Some(last) = self.waiting.back() {
-                    writeln!(self.out, "{}", fill(&tr("(Another form is waiting, from {server}.)"), &[("server", &last.server())]))?;
+                    writeln!(
+                        self.out,
+                        "{}",
+                        fill(
+                            &tr("(Another form is waiting, from {server}.)"),
+                            &[("server", &last.server())]
+                        )
+                    )?;
                 }
             }
             BusEvent::Withdraw { form, reason } => {
@@ -83,13 +90,21 @@ impl<W: Write> Plain<W> {
                 {
                     let text = tr("A waiting form from {server} was withdrawn: {reason}.");
                     let reason = reason_text(&reason);
-                    writeln!(self.out, "{}", fill(&text, &[("server", &entry.server()), ("reason", &reason)]))?;
+                    writeln!(
+                        self.out,
+                        "{}",
+                        fill(&text, &[("server", &entry.server()), ("reason", &reason)])
+                    )?;
                 }
             }
             // Forms stay: the broker may show queued ones before the
             // registration's reply arrives.
             BusEvent::Registered if self.current.is_none() => {
-                writeln!(self.out, "{}", tr("elicit-tui: registered with elicitd; waiting for forms."))?;
+                writeln!(
+                    self.out,
+                    "{}",
+                    tr("elicit-tui: registered with elicitd; waiting for forms.")
+                )?;
             }
             BusEvent::Registered | BusEvent::Backlog(_) => {}
             BusEvent::BrokerGone(why) => {
@@ -125,7 +140,9 @@ impl<W: Write> Plain<W> {
             (":c" | ":cancel", _) => Some(reply(FormModel::cancel())),
             (":?" | ":help", _) => {
                 // TRANSLATORS: :d, :c and :q are typed as they are; "-" too.
-                let help = tr("At any prompt: :d declines, :c cancels, :q quits. Enter alone keeps the value in brackets; - clears it.");
+                let help = tr(
+                    "At any prompt: :d declines, :c cancels, :q quits. Enter alone keeps the value in brackets; - clears it.",
+                );
                 writeln!(self.out, "{help}")?;
                 None
             }
@@ -214,7 +231,11 @@ impl<W: Write> Plain<W> {
                 self.prompt()?;
             }
             Err(error) => {
-                writeln!(self.out, "{}", fill(&tr("The answer was not taken: {error}"), &[("error", &error)]))?;
+                writeln!(
+                    self.out,
+                    "{}",
+                    fill(&tr("The answer was not taken: {error}"), &[("error", &error)])
+                )?;
                 if matches!(error, Error::Bus(_)) {
                     *step = if matches!(entry.body, Body::Form(ref m) if !m.is_confirmation()) {
                         Step::Review
@@ -250,7 +271,11 @@ impl<W: Write> Plain<W> {
         writeln!(self.out, "== {} ==", entry.heading())?;
         if !self.waiting.is_empty() {
             let n = self.waiting.len();
-            writeln!(self.out, "{}", trn("({n} more waiting.)", "({n} more waiting.)", n))?;
+            writeln!(
+                self.out,
+                "{}",
+                trn("({n} more waiting.)", "({n} more waiting.)", n)
+            )?;
         }
         writeln!(self.out, "{}", entry.message)?;
         let step = match &entry.body {
@@ -268,14 +293,26 @@ impl<W: Write> Plain<W> {
             Body::Url(view) => {
                 writeln!(self.out, "{}", tr("The server asks you to open this address:"))?;
                 writeln!(self.out, "  {}", view.full)?;
-                writeln!(self.out, "  {}", fill(&tr("Host: {host}"), &[("host", &view.host)]))?;
+                writeln!(
+                    self.out,
+                    "  {}",
+                    fill(&tr("Host: {host}"), &[("host", &view.host)])
+                )?;
                 for warning in &view.warnings {
-                    writeln!(self.out, "  ! {}", fill(&tr("Warning: {warning}."), &[("warning", warning)]))?;
+                    writeln!(
+                        self.out,
+                        "  ! {}",
+                        fill(&tr("Warning: {warning}."), &[("warning", warning)])
+                    )?;
                 }
                 Step::Consent
             }
             Body::Unreadable(why) => {
-                writeln!(self.out, "{}", fill(&tr("This form cannot be shown here ({why})."), &[("why", why)]))?;
+                writeln!(
+                    self.out,
+                    "{}",
+                    fill(&tr("This form cannot be shown here ({why})."), &[("why", why)])
+                )?;
                 Step::Consent
             }
             Body::Form(_) => Step::Consent,
@@ -302,12 +339,22 @@ impl<W: Write> Plain<W> {
                     )?;
                 }
                 // TRANSLATORS: the letters in brackets are the keys to type: keep y, e, d and c.
-                write!(self.out, "{}", tr("Send it? [y]es, [e]dit, [d]ecline, [c]ancel: "))?;
+                write!(
+                    self.out,
+                    "{}",
+                    tr("Send it? [y]es, [e]dit, [d]ecline, [c]ancel: ")
+                )?;
             }
             (Step::Consent, Body::Url(_)) => {
-                write!(self.out, "{}", tr("Open it in your browser? [y]es, [d]ecline, [c]ancel: "))?;
+                write!(
+                    self.out,
+                    "{}",
+                    tr("Open it in your browser? [y]es, [d]ecline, [c]ancel: ")
+                )?;
             }
-            (Step::Consent, Body::Form(_)) => write!(self.out, "{}", tr("Accept? [y]es, [d]ecline, [c]ancel: "))?,
+            (Step::Consent, Body::Form(_)) => {
+                write!(self.out, "{}", tr("Accept? [y]es, [d]ecline, [c]ancel: "))?
+            }
             (Step::Consent, Body::Unreadable(_)) => write!(self.out, "{}", tr("[d]ecline or [c]ancel: "))?,
             _ => {}
         }

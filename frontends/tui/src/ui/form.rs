@@ -1,8 +1,8 @@
 //! The lines of a form: its message, then each field by kind.
 
 use elicit_form::{FieldState, FormModel, Input, MultiInput, TextInput};
-use elicit_proto::FieldKind;
 use elicit_i18n::tr;
+use elicit_proto::FieldKind;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 

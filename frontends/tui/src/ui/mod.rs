@@ -78,7 +78,10 @@ fn title(app: &App) -> String {
         Some(entry) => {
             let of = if app.entries.len() > 1 {
                 let of = tr("[form {n} of {count}]");
-                format!("  {}", fill(&of, &[("n", &(app.selected + 1)), ("count", &app.entries.len())]))
+                format!(
+                    "  {}",
+                    fill(&of, &[("n", &(app.selected + 1)), ("count", &app.entries.len())])
+                )
             } else {
                 String::new()
             };
@@ -101,7 +104,11 @@ fn draw_queue(frame: &mut Frame<'_>, app: &App, area: Rect, theme: Theme, now_ms
     let n = app.entries.len();
     let mut lines = vec![Line::styled(
         if n > 1 {
-            trn("Waiting: {n} form (PgUp/PgDn to switch)", "Waiting: {n} forms (PgUp/PgDn to switch)", n)
+            trn(
+                "Waiting: {n} form (PgUp/PgDn to switch)",
+                "Waiting: {n} forms (PgUp/PgDn to switch)",
+                n,
+            )
         } else {
             trn("Waiting: {n} form", "Waiting: {n} forms", n)
         },
@@ -140,7 +147,9 @@ fn queue_line(i: usize, entry: &Entry, behind: usize, selected: bool, now_ms: u6
         return format!("{head}{tail}");
     };
     let place = tr(" in {cwd}");
-    let room = width.saturating_sub(head.chars().count() + tail.chars().count() + place.chars().count().saturating_sub("{cwd}".len()));
+    let room = width.saturating_sub(
+        head.chars().count() + tail.chars().count() + place.chars().count().saturating_sub("{cwd}".len()),
+    );
     let count = cwd.chars().count();
     let cwd = if count <= room {
         cwd.clone()
@@ -162,9 +171,10 @@ fn draw_body(frame: &mut Frame<'_>, app: &App, area: Rect, theme: Theme) {
         frame.render_widget(Paragraph::new(text).style(theme.dim()), area);
         return;
     };
-    let block = Block::new()
-        .borders(Borders::TOP)
-        .title(format!(" {} ", fill(&tr("Form from {server}"), &[("server", &entry.server())])));
+    let block = Block::new().borders(Borders::TOP).title(format!(
+        " {} ",
+        fill(&tr("Form from {server}"), &[("server", &entry.server())])
+    ));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let width = usize::from(inner.width);
@@ -177,7 +187,10 @@ fn draw_body(frame: &mut Frame<'_>, app: &App, area: Rect, theme: Theme) {
         Body::Unreadable(why) => {
             let mut lines = flow::wrap(&entry.message, width, "", Style::new());
             lines.extend(flow::wrap(
-                &fill(&tr("This form cannot be shown here ({why}). d declines, Esc cancels."), &[("why", why)]),
+                &fill(
+                    &tr("This form cannot be shown here ({why}). d declines, Esc cancels."),
+                    &[("why", why)],
+                ),
                 width,
                 "",
                 theme.error(),
@@ -210,7 +223,10 @@ fn status_line(app: &App, theme: Theme) -> Line<'static> {
         return Line::styled(status, theme.error());
     }
     if let Some(entry) = app.current().filter(|e| e.sending) {
-        return Line::raw(fill(&tr("Sending the answer to {server}..."), &[("server", &entry.server())]));
+        return Line::raw(fill(
+            &tr("Sending the answer to {server}..."),
+            &[("server", &entry.server())],
+        ));
     }
     if let Some(notice) = app.visible_notice() {
         return Line::raw(notice.to_owned());

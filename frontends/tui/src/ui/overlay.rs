@@ -55,7 +55,11 @@ pub fn help(frame: &mut Frame<'_>, area: Rect, theme: Theme) {
     lines.push(Line::styled(tr("Any key closes this help."), theme.dim()));
     frame.render_widget(Clear, panel);
     frame.render_widget(
-        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(format!(" {} ", tr("Keys")))),
+        Paragraph::new(lines).block(
+            Block::new()
+                .borders(Borders::ALL)
+                .title(format!(" {} ", tr("Keys"))),
+        ),
         panel,
     );
 }
@@ -70,11 +74,18 @@ pub fn confirm_open(frame: &mut Frame<'_>, area: Rect, view: &UrlView, theme: Th
         lines.extend(wrap(&format!("! {warning}."), inner, "", theme.warning()));
     }
     // TRANSLATORS: y is the key to type, as it is.
-    lines.push(Line::styled(tr("y opens it; any other key goes back."), theme.key()));
+    lines.push(Line::styled(
+        tr("y opens it; any other key goes back."),
+        theme.key(),
+    ));
     let panel = centered(area, width, lines.len() as u16 + 2);
     frame.render_widget(Clear, panel);
     frame.render_widget(
-        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(format!(" {} ", tr("Confirm")))),
+        Paragraph::new(lines).block(
+            Block::new()
+                .borders(Borders::ALL)
+                .title(format!(" {} ", tr("Confirm"))),
+        ),
         panel,
     );
 }

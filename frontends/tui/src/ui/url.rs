@@ -36,7 +36,9 @@ pub fn url(message: &str, view: &UrlView, width: usize, theme: Theme) -> Vec<Lin
     }
     lines.push(Line::raw(""));
     lines.extend(wrap(
-        &tr("Nothing has been opened. Enter asks before opening it in your browser; d declines, Esc cancels."),
+        &tr(
+            "Nothing has been opened. Enter asks before opening it in your browser; d declines, Esc cancels.",
+        ),
         width,
         "",
         theme.dim(),
