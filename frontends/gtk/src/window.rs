@@ -277,7 +277,7 @@ impl Ui {
                     let icon = entry.origin.icon_name();
                     self.icon.set_icon_name(icon);
                     self.icon.set_visible(icon.is_some());
-                    if let Some(icon) = icon {
+                    if icon.is_some() {
                         // TRANSLATORS: the accessible name of the asker's icon.
                         let name = fill(&tr("Icon of {server}"), &[("server", &entry.server())]);
                         self.icon
