@@ -93,6 +93,8 @@ impl Desktop {
             .env("DBUS_SESSION_BUS_ADDRESS", bus.address())
             .env("PATH", path)
             .env("LANG", "C.UTF-8")
+            // The window's remembered size goes here, not to the user's.
+            .env("XDG_STATE_HOME", services.path().join("state"))
             .envs(env)
             .env("XDG_RUNTIME_DIR", &runtime)
             .env_remove("AT_SPI_BUS_ADDRESS")
@@ -772,4 +774,70 @@ async fn a_german_form_is_captured() {
         .await
         .expect("an outcome");
     assert_eq!(outcome.action, "cancel");
+}
+
+/// The window remembers the size the user left it at, in
+/// `$XDG_STATE_HOME/elicitd/elicit-gtk.ini`, and opens at it next time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_size_is_remembered() {
+    let state = tempfile::tempdir().expect("temp dir");
+    let env = || vec![("XDG_STATE_HOME", state.path().display().to_string())];
+    let remembered = state.path().join("elicitd/elicit-gtk.ini");
+    {
+        let desktop = Desktop::start_with_env(env()).await;
+        let asked = ask(&desktop.bus, "Resize me", SCHEMA, &[]);
+        desktop.wait_for(&["Resize me"]).await;
+        let window = desktop.focus(&title()).await;
+        desktop.xdotool(&["windowsize", "--sync", &window, "700", "640"]).await;
+        desktop.keys(&["Escape"]).await;
+        assert_eq!(printed(asked).await.1, Some(4));
+        // The window hides with nothing left to show, and keeps its size.
+        eventually("the size to be saved", || async {
+            std::fs::read_to_string(&remembered).is_ok_and(|t| t.contains("width=700") && t.contains("height=640"))
+        })
+        .await;
+    }
+    let desktop = Desktop::start_with_env(env()).await;
+    let asked = ask(&desktop.bus, "Same size?", SCHEMA, &[]);
+    desktop.wait_for(&["Same size?"]).await;
+    let window = desktop.focus(&title()).await;
+    let geometry = desktop.xdotool(&["getwindowgeometry", &window]).await;
+    assert!(geometry.contains("Geometry: 700x"), "{geometry}");
+    desktop.keys(&["Escape"]).await;
+    assert_eq!(printed(asked).await.1, Some(4));
+}
+
+/// Keyboard only: the first field has the focus, Tab goes through every
+/// field in order, Enter accepts; on the next form Escape cancels.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_keyboard_alone_fills_in_accepts_and_cancels() {
+    const ORDER: &str = r#"{"type": "object", "properties": {
+      "agree": {"type": "boolean", "title": "Agree"},
+      "color": {"type": "string", "title": "Color", "enum": ["red", "green", "blue"]},
+      "email": {"type": "string", "title": "Email", "format": "email"},
+      "name": {"type": "string", "title": "Name", "minLength": 1}
+    }, "required": ["name"]}"#;
+    let desktop = Desktop::start().await;
+    let asked = ask(&desktop.bus, "Keys only", ORDER, &[]);
+    desktop.wait_for(&["Keys only"]).await;
+    desktop.focus(&title()).await;
+    // Agree (focused first); Tab to Color, where "No answer" (an optional
+    // choice) is on and Up picks the one above it; Tab, Email; Tab, Name.
+    desktop.keys(&["space", "Tab", "Up", "Tab"]).await;
+    desktop.type_text("ann@example.com").await;
+    desktop.keys(&["Tab"]).await;
+    desktop.type_text("Ann").await;
+    desktop.keys(&["Return"]).await;
+    assert_eq!(
+        printed(asked).await,
+        (
+            json!({"action": "accept", "content": {"agree": true, "color": "blue", "email": "ann@example.com", "name": "Ann"}}),
+            Some(0)
+        )
+    );
+    let asked = ask(&desktop.bus, "Keys again", ORDER, &[]);
+    desktop.wait_for(&["Keys again"]).await;
+    desktop.focus(&title()).await;
+    desktop.keys(&["Tab", "Tab", "Escape"]).await;
+    assert_eq!(printed(asked).await, (json!({"action": "cancel"}), Some(4)));
 }

@@ -35,6 +35,7 @@ mod actions;
 pub mod app;
 pub mod bus;
 pub mod fields;
+mod geometry;
 pub mod opener;
 pub mod queue;
 pub mod reasons;

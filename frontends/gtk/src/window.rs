@@ -64,10 +64,12 @@ pub(crate) struct Ui {
 
 impl Ui {
     pub(crate) fn new(app: &gtk::Application, commands: Sender<Command>) -> Rc<Ui> {
+        let (width, height) = crate::geometry::load().unwrap_or((DEFAULT_WIDTH, -1));
         let window = gtk::ApplicationWindow::builder()
             .application(app)
             .title("elicitd")
-            .default_width(DEFAULT_WIDTH)
+            .default_width(width)
+            .default_height(height)
             .build();
         // GTK has mirrored the default direction for a right-to-left
         // locale already (from its own catalogue's "default:LTR"); nothing
@@ -114,8 +116,12 @@ impl Ui {
         content.append(&message);
         content.append(&required_note);
         content.append(&body);
+        // Classic scrollbars, not overlay ones that show only while the
+        // pointer moves: a form taller than the window shows at once that
+        // more fields are below (13 fields with 6 in view looked complete).
         let scroller = gtk::ScrolledWindow::builder()
             .hscrollbar_policy(gtk::PolicyType::Never)
+            .overlay_scrolling(false)
             .propagate_natural_height(true)
             .max_content_height(MAX_PAGE_HEIGHT)
             .vexpand(true)
@@ -230,6 +236,7 @@ impl Ui {
 
     /// Ends the program.
     pub(crate) fn quit(&self) {
+        self.hide();
         self.hold.borrow_mut().take();
         self.app.quit();
     }
@@ -332,7 +339,7 @@ impl Ui {
                         }
                     } else {
                         self.stop_notice_timer();
-                        self.window.set_visible(false);
+                        self.hide();
                     }
                 }
             }
@@ -399,6 +406,14 @@ impl Ui {
         };
         let (_, natural, _, _) = self.content.measure(gtk::Orientation::Vertical, width);
         self.scroller.set_min_content_height(natural.min(MAX_PAGE_HEIGHT));
+    }
+
+    /// Hides the window, remembering its size for the next time.
+    fn hide(&self) {
+        if self.window.is_visible() {
+            crate::geometry::save((self.window.width(), self.window.height()));
+        }
+        self.window.set_visible(false);
     }
 
     fn clear_body(&self) {
