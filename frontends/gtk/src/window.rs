@@ -408,10 +408,12 @@ impl Ui {
         self.scroller.set_min_content_height(natural.min(MAX_PAGE_HEIGHT));
     }
 
-    /// Hides the window, remembering its size for the next time.
+    /// Hides the window, remembering its size for the next time (GTK 4
+    /// keeps the default size at the size the user resized it to, without
+    /// the shadows of client-side decorations that `width()` includes).
     fn hide(&self) {
         if self.window.is_visible() {
-            crate::geometry::save((self.window.width(), self.window.height()));
+            crate::geometry::save(self.window.default_size());
         }
         self.window.set_visible(false);
     }
