@@ -11,6 +11,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+#[path = "gtk/portal.rs"]
+mod portal;
+
 use elicit_tests::{Daemon, PrivateBus, Xvfb, ask, binary, eventually, printed, within};
 use serde_json::{Value, json};
 
@@ -38,6 +41,8 @@ struct Desktop {
     opened: PathBuf,
     /// The XDG_RUNTIME_DIR of everything on this desktop.
     runtime: PathBuf,
+    /// The settings portal's connection, when there is one.
+    portal: Option<zbus::Connection>,
     _services: tempfile::TempDir,
 }
 
@@ -49,6 +54,12 @@ impl Desktop {
     /// As [`Desktop::start`], elicit-gtk running with `env` added (a
     /// language).
     async fn start_with_env(env: Vec<(&str, String)>) -> Desktop {
+        Desktop::start_full(env, None).await
+    }
+
+    /// As [`Desktop::start_with_env`], with a settings portal that says
+    /// `color_scheme` (0 none, 1 dark, 2 light) on the bus first.
+    async fn start_full(env: Vec<(&str, String)>, color_scheme: Option<u32>) -> Desktop {
         let services = tempfile::tempdir().expect("temp dir");
         std::fs::write(services.path().join("org.a11y.Bus.service"), A11Y_SERVICE).expect("service file");
         // The accessibility bus launcher puts its socket in
@@ -63,6 +74,10 @@ impl Desktop {
             &[("XDG_RUNTIME_DIR", &runtime)],
         );
         let daemon = Daemon::start(&bus, "").await;
+        let portal = match color_scheme {
+            Some(scheme) => Some(portal::serve(&bus, scheme).await),
+            None => None,
+        };
         // A recording `xdg-open` first on PATH: it proves when (and
         // whether) a URL was opened.
         let bin = bus.dir().join("bin");
@@ -111,6 +126,7 @@ impl Desktop {
             bus,
             opened,
             runtime,
+            portal,
             _services: services,
         };
         eventually("elicit-gtk to register", || async {
@@ -837,4 +853,46 @@ async fn the_keyboard_alone_fills_in_accepts_and_cancels() {
     desktop.focus(&title()).await;
     desktop.keys(&["Tab", "Tab", "Escape"]).await;
     assert_eq!(printed(asked).await, (json!({"action": "cancel"}), Some(4)));
+}
+
+/// Captures the window and returns its mean brightness (0 black, 1 white).
+async fn brightness(desktop: &Desktop, window: &str) -> f64 {
+    let shot = desktop.bus.dir().join("brightness.png");
+    let status = Command::new("import")
+        .args(["-display", desktop.xvfb.display(), "-window", window])
+        .arg(&shot)
+        .status()
+        .expect("import (imagemagick) runs");
+    assert!(status.success());
+    let mean = Command::new("convert")
+        .arg(&shot)
+        .args(["-colorspace", "Gray", "-format", "%[fx:mean]", "info:"])
+        .output()
+        .expect("convert (imagemagick) runs");
+    String::from_utf8_lossy(&mean.stdout)
+        .trim()
+        .parse()
+        .expect("a mean")
+}
+
+/// The window follows the desktop's dark or light preference from the
+/// settings portal, at start and when it changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_follows_the_portals_dark_preference() {
+    let desktop = Desktop::start_full(Vec::new(), Some(1)).await;
+    let asked = ask(&desktop.bus, "Dark or light?", SCHEMA, &[]);
+    desktop.wait_for(&["Dark or light?"]).await;
+    let window = desktop.focus(&title()).await;
+    eventually("a dark window", || async {
+        brightness(&desktop, &window).await < 0.4
+    })
+    .await;
+    let portal = desktop.portal.as_ref().expect("the portal");
+    portal::change(portal, 2).await;
+    eventually("a light window", || async {
+        brightness(&desktop, &window).await > 0.6
+    })
+    .await;
+    desktop.keys(&["Escape"]).await;
+    assert_eq!(printed(asked).await.1, Some(4));
 }

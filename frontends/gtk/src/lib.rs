@@ -33,6 +33,7 @@
 
 mod actions;
 pub mod app;
+pub mod appearance;
 pub mod bus;
 pub mod fields;
 mod geometry;

@@ -255,6 +255,11 @@ impl Ui {
                 }
                 BusEvent::Link(LinkEvent::Backlog(backlog)) => state.set_backlog(backlog),
                 BusEvent::Answered { form, result, .. } => state.answered(&form, result),
+                BusEvent::PreferDark(dark) => {
+                    if let Some(settings) = gtk::Settings::default() {
+                        settings.set_gtk_application_prefer_dark_theme(dark);
+                    }
+                }
                 BusEvent::Fatal(_) => {}
             }
         }
