@@ -68,6 +68,9 @@ fi
 for lang in $(grep -v '^#' po/LINGUAS); do
   if [ -f "po/$lang.po" ]; then
     msgmerge --quiet --update --backup=none --add-location=file --sort-by-file "po/$lang.po" po/elicitd.pot
+    # A string gone from the sources goes from the catalogue too (history
+    # has it).
+    msgattrib --no-obsolete --add-location=file --sort-by-file --output-file="po/$lang.po" "po/$lang.po"
   else
     msginit --no-translator --locale="$lang" --input=po/elicitd.pot --output-file="po/$lang.po"
   fi

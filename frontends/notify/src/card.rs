@@ -152,10 +152,7 @@ fn submit(mut model: FormModel) -> Option<Answer> {
 
 /// The title: "SERVER asks", with the host and whether it is remote.
 fn who_asks(origin: &Origin) -> String {
-    let server = match &origin.server {
-        Some(server) => server.clone(),
-        None => tr("an unnamed server"),
-    };
+    let server = elicit_form::server_name(origin);
     let template = match (&origin.host, origin.remote) {
         (Some(_), false) => tr("{server} (for {host}) asks"),
         (Some(_), true) => tr("{server} (for {host}, remote) asks"),

@@ -52,18 +52,12 @@ impl Entry {
 
     /// The server's name, for headings: as the asker sent it.
     pub fn server(&self) -> String {
-        match &self.origin.server {
-            Some(server) => server.clone(),
-            None => tr("an unnamed server"),
-        }
+        elicit_form::server_name(&self.origin)
     }
 
     /// The host's (agent's) name, for headings: as the asker sent it.
     pub fn host(&self) -> String {
-        match &self.origin.host {
-            Some(host) => host.clone(),
-            None => tr("an unnamed client"),
-        }
+        elicit_form::host_name(&self.origin)
     }
 
     /// "SERVER asks, for HOST[, in CWD]": who asks, for a heading.
