@@ -461,3 +461,20 @@ async fn the_heading_names_the_asker() {
     tmux.keys(&["Escape"]);
     assert_eq!(printed(asked).await.1, Some(4));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_mode_speaks_french() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let env = elicit_tests::language_env_words("fr_FR.UTF-8");
+    let tmux = tui(&bus, &env, "--plain", "inscrit auprès d’elicitd").await;
+    let asked = ask(&bus, "Plain question", SCHEMA, &[]);
+    let pane = tmux.wait_for("Name []:").await;
+    assert!(pane.contains("Champ 1 sur 4 : Name (obligatoire)"), "{pane}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("! Name").await;
+    tmux.type_text(":d");
+    tmux.keys(&["Enter"]);
+    assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
+    tmux.wait_for(" : refusé.").await;
+}

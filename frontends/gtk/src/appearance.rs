@@ -48,6 +48,9 @@ pub async fn follow(events: Sender<BusEvent>) {
     let Ok(conn) = zbus::Connection::session().await else {
         return;
     };
+    // With its object server started, this connection answers any call
+    // (a forged Show too) with an error instead of leaving it unanswered.
+    let _ = conn.object_server();
     let Ok(settings) = SettingsProxy::builder(&conn)
         .cache_properties(zbus::proxy::CacheProperties::No)
         .build()
