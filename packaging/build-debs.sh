@@ -8,7 +8,8 @@
 # The Maintainer is whoever builds the packages, the Debian way: DEBFULLNAME
 # and DEBEMAIL, else git's user.name and user.email, else the author of the
 # checked-out commit. The project has no address of its own to put there.
-# Needs libgtk-4-dev (elicit-gtk) and dpkg-dev (dpkg-shlibdeps).
+# Needs libgtk-4-dev (elicit-gtk), dpkg-dev (dpkg-shlibdeps) and gettext
+# (msgfmt, for the translations).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,8 @@ version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 # The dist profile (Cargo.toml): smaller binaries than release.
 cargo build --profile dist --locked -p elicitd -p elicit-cli -p elicit-tui -p elicit-notify -p elicit-gtk --bins
 packaging/debian-docs.sh target dist
+# The translation catalogues (msgfmt, Debian package gettext).
+po/build.sh target/dist/locale
 
 # The Debian changelog (cargo-deb gzips it into changelog.Debian.gz): one
 # entry per build, dated by the commit so that a rebuild is identical.

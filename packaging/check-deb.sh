@@ -44,6 +44,14 @@ expect elicitd \
 for page in elicitd elicit elicit-ask elicit-answer elicit-status elicit-tui elicit-notify; do
   expect elicitd "usr/share/man/man1/$page.1.gz"
 done
+# Every language of po/LINGUAS, in the one text domain, in elicitd alone
+# (elicit-gtk depends on it; two packages may not own one file).
+for lang in $(grep -v '^#' "$(dirname "$0")/../po/LINGUAS"); do
+  expect elicitd "usr/share/locale/$lang/LC_MESSAGES/elicitd.mo"
+done
+if [ -e "$root/elicit-gtk/usr/share/locale" ]; then
+  fail "elicit-gtk carries translations, which belong to elicitd"
+fi
 expect elicit-gtk usr/bin/elicit-gtk usr/share/applications/dev.elicitd.Gtk.desktop \
   usr/share/man/man1/elicit-gtk.1.gz usr/share/doc/elicit-gtk/copyright \
   usr/share/doc/elicit-gtk/changelog.Debian.gz

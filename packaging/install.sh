@@ -60,6 +60,18 @@ done
 install -D -m 0644 "$here/desktop/dev.elicitd.Gtk.desktop" \
   "$root/share/applications/dev.elicitd.Gtk.desktop"
 
+# The translations, compiled from po/ (msgfmt, from gettext); without it
+# the programs speak English.
+if command -v msgfmt >/dev/null; then
+  "$here/../po/build.sh" "$docs/locale"
+  for mo in "$docs"/locale/*/LC_MESSAGES/elicitd.mo; do
+    lang=$(basename "$(dirname "$(dirname "$mo")")")
+    install -D -m 0644 "$mo" "$root/share/locale/$lang/LC_MESSAGES/elicitd.mo"
+  done
+else
+  echo "install.sh: msgfmt (package gettext) is missing: the translations are not installed" >&2
+fi
+
 for page in "$docs"/man1/*.1; do
   install -D -m 0644 "$page" "$root/share/man/man1/$(basename "$page")"
 done

@@ -70,6 +70,11 @@ pub struct Origin {
     /// daemon for every session opened there, whatever the client says.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub remote: bool,
+    /// An icon of the asker, as the client says: a name in the desktop's
+    /// icon theme (`elicit ask --icon`). Front-ends show it only through
+    /// [`Origin::icon_name`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub icon: Option<String>,
 }
 
 impl Origin {
@@ -84,6 +89,7 @@ impl Origin {
             ("command", &self.command),
             ("cwd", &self.cwd),
             ("verified-exe", &self.verified_exe),
+            ("icon", &self.icon),
         ];
         for (key, value) in strings {
             if let Some(value) = value {
@@ -130,7 +136,16 @@ impl Origin {
             caller_pid: dict_u32(dict, "caller-pid"),
             caller_uid: dict_u32(dict, "caller-uid"),
             remote: matches!(dict.get("remote").map(|v| &**v), Some(Value::Bool(true))),
+            icon: dict_str(dict, "icon"),
         }
+    }
+
+    /// The icon to show, when it is a plain icon-theme name (letters,
+    /// digits, `-`, `_`, `.`; at most 100 characters). A path or URI is
+    /// never one: a front-end or notification server would read whatever
+    /// file an asker named.
+    pub fn icon_name(&self) -> Option<&str> {
+        self.icon.as_deref().filter(|name| is_icon_name(name))
     }
 
     /// A one-line description for people: "server via host".
@@ -143,6 +158,16 @@ impl Origin {
             None => server.to_owned(),
         }
     }
+}
+
+/// Whether `name` is a plain icon-theme name; see [`Origin::icon_name`].
+pub fn is_icon_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 100
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 /// A string entry of a dictionary.

@@ -8,6 +8,8 @@ Run with the system Python (/usr/bin/python3), which has pyatspi:
     atspi.py click NAME        performs the first action of the widget named NAME
     atspi.py checked NAME...   until every check or radio button named NAME is on
     atspi.py dump              prints the tree
+    atspi.py x NAME...         until each widget named NAME shows: their left
+                               edges, one a line (to compare layouts)
 
 Every wait polls the tree for its condition and gives up after
 ATSPI_DEADLINE seconds (20 by default), printing the tree it last saw.
@@ -138,6 +140,22 @@ def main(argv):
             return all(name in on for name in args)
 
         until(checked, f"{args} to be checked")
+    elif command == "x":
+
+        def edges(nodes):
+            found = {}
+            for _, _, _, node in nodes:
+                try:
+                    if node.name in args and node.name not in found:
+                        extents = node.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+                        if extents.width > 0:
+                            found[node.name] = extents.x
+                except Exception:
+                    continue
+            return [found[name] for name in args] if len(found) == len(args) else None
+
+        found, _ = until(edges, f"the extents of {args}")
+        print("\n".join(str(x) for x in found))
     elif command == "dump":
         print(dump(snapshot()))
     else:

@@ -53,3 +53,12 @@ pub async fn printed(child: tokio::process::Child) -> (Value, Option<i32>) {
     });
     (value, status.code())
 }
+
+/// The server name that `elicit ask` reports when this test process starts
+/// it with no `--server`: the name of its parent, this process.
+pub fn asker_name() -> String {
+    std::fs::read_to_string("/proc/self/comm")
+        .expect("/proc/self/comm")
+        .trim_end()
+        .to_owned()
+}

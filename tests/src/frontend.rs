@@ -22,6 +22,10 @@ pub struct Shown {
     pub session: String,
     /// The asking server, from the origin.
     pub server: Option<String>,
+    /// The host it asks for, from the origin.
+    pub host: Option<String>,
+    /// The asker's icon name, from the origin.
+    pub icon: Option<String>,
 }
 
 /// What the front-end was told.
@@ -46,6 +50,8 @@ impl Iface {
             request: serde_json::from_str(request_json).unwrap_or_default(),
             session: dict_str(&info, "session").unwrap_or_default(),
             server: dict_str(&info, "server"),
+            host: dict_str(&info, "host"),
+            icon: dict_str(&info, "icon"),
         }));
     }
 

@@ -11,16 +11,18 @@ mod daemon;
 pub mod faults;
 mod frontend;
 pub mod home;
+mod locale;
 pub mod mcp;
 pub mod procs;
 pub mod ssh;
 mod tmux;
 mod xvfb;
 
-pub use ask::{ask, printed};
+pub use ask::{ask, asker_name, printed};
 pub use bus::PrivateBus;
 pub use daemon::Daemon;
 pub use frontend::{Event, Shown, TestFrontend};
+pub use locale::{catalogues, language_env, language_env_words};
 pub use tmux::Tmux;
 pub use xvfb::Xvfb;
 

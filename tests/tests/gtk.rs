@@ -11,6 +11,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+#[path = "gtk/portal.rs"]
+mod portal;
+
 use elicit_tests::{Daemon, PrivateBus, Xvfb, ask, binary, eventually, printed, within};
 use serde_json::{Value, json};
 
@@ -38,11 +41,25 @@ struct Desktop {
     opened: PathBuf,
     /// The XDG_RUNTIME_DIR of everything on this desktop.
     runtime: PathBuf,
+    /// The settings portal's connection, when there is one.
+    portal: Option<zbus::Connection>,
     _services: tempfile::TempDir,
 }
 
 impl Desktop {
     async fn start() -> Desktop {
+        Desktop::start_with_env(Vec::new()).await
+    }
+
+    /// As [`Desktop::start`], elicit-gtk running with `env` added (a
+    /// language).
+    async fn start_with_env(env: Vec<(&str, String)>) -> Desktop {
+        Desktop::start_full(env, None).await
+    }
+
+    /// As [`Desktop::start_with_env`], with a settings portal that says
+    /// `color_scheme` (0 none, 1 dark, 2 light) on the bus first.
+    async fn start_full(env: Vec<(&str, String)>, color_scheme: Option<u32>) -> Desktop {
         let services = tempfile::tempdir().expect("temp dir");
         std::fs::write(services.path().join("org.a11y.Bus.service"), A11Y_SERVICE).expect("service file");
         // The accessibility bus launcher puts its socket in
@@ -57,6 +74,10 @@ impl Desktop {
             &[("XDG_RUNTIME_DIR", &runtime)],
         );
         let daemon = Daemon::start(&bus, "").await;
+        let portal = match color_scheme {
+            Some(scheme) => Some(portal::serve(&bus, scheme).await),
+            None => None,
+        };
         // A recording `xdg-open` first on PATH: it proves when (and
         // whether) a URL was opened.
         let bin = bus.dir().join("bin");
@@ -87,6 +108,9 @@ impl Desktop {
             .env("DBUS_SESSION_BUS_ADDRESS", bus.address())
             .env("PATH", path)
             .env("LANG", "C.UTF-8")
+            // The window's remembered size goes here, not to the user's.
+            .env("XDG_STATE_HOME", services.path().join("state"))
+            .envs(env)
             .env("XDG_RUNTIME_DIR", &runtime)
             .env_remove("AT_SPI_BUS_ADDRESS")
             .env_remove("ELICIT_OPENER")
@@ -102,6 +126,7 @@ impl Desktop {
             bus,
             opened,
             runtime,
+            portal,
             _services: services,
         };
         eventually("elicit-gtk to register", || async {
@@ -154,6 +179,14 @@ impl Desktop {
 
     async fn wait_gone(&self, text: &str) {
         self.atspi(&["absent", text]).await;
+    }
+
+    /// The left edges of the widgets named `names`, in the window.
+    async fn left_edges(&self, names: &[&str]) -> Vec<i64> {
+        let mut args = vec!["x"];
+        args.extend_from_slice(names);
+        let out = self.atspi(&args).await;
+        out.lines().map(|l| l.trim().parse().expect("a number")).collect()
     }
 
     /// Performs the action of the widget named `name` (a button's click).
@@ -226,7 +259,11 @@ impl Drop for Desktop {
     }
 }
 
-const TITLE: &str = "An unnamed server asks, for elicit ask";
+/// The window's title for `elicit ask` started by this test: the test
+/// process is the asker.
+fn title() -> String {
+    format!("{} asks, for elicit ask", elicit_tests::asker_name())
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_form_is_filled_in_and_accepted() {
@@ -240,12 +277,12 @@ async fn a_form_is_filled_in_and_accepted() {
             "Fields marked * are required.",
         ])
         .await;
-    assert!(tree.contains(&format!("[frame] {TITLE}")), "{tree}");
+    assert!(tree.contains(&format!("[frame] {}", title())), "{tree}");
     assert!(
         tree.contains("whole number, 1-10"),
         "the hint is help text: {tree}"
     );
-    desktop.focus(TITLE).await;
+    desktop.focus(&title()).await;
     // The first field has the focus; the others are reached by their
     // mnemonics (Alt and the underlined letter).
     desktop.type_text("Ann").await;
@@ -279,7 +316,7 @@ async fn decline_and_cancel() {
     assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
     let asked = ask(&desktop.bus, "Second question", SCHEMA, &[]);
     desktop.wait_for(&["Second question"]).await;
-    desktop.focus(TITLE).await;
+    desktop.focus(&title()).await;
     desktop.type_text("Half typed").await;
     desktop.keys(&["Escape"]).await;
     assert_eq!(printed(asked).await, (json!({"action": "cancel"}), Some(4)));
@@ -291,7 +328,7 @@ async fn an_invalid_entry_is_shown_inline_and_nothing_is_sent() {
     let desktop = Desktop::start().await;
     let mut asked = ask(&desktop.bus, "Count something", SCHEMA, &[]);
     desktop.wait_for(&["Count something"]).await;
-    desktop.focus(TITLE).await;
+    desktop.focus(&title()).await;
     desktop.type_text("Ann").await;
     desktop.keys(&["alt+u"]).await;
     desktop.type_text("12").await;
@@ -357,7 +394,7 @@ async fn a_url_opens_only_after_the_click() {
         "a plain https URL needs no warning: {tree}"
     );
     // Enter is no consent: a URL-mode form has no default button.
-    desktop.focus(TITLE).await;
+    desktop.focus(&title()).await;
     desktop.keys(&["Return"]).await;
     assert_eq!(desktop.opened(), None, "nothing opens before the click");
     desktop.click("Open in browser").await;
@@ -376,7 +413,10 @@ async fn a_withdrawn_form_leaves_a_notice() {
     desktop.wait_for(&["Quick question", "1 more waiting"]).await;
     assert_eq!(printed(quick).await.0["action"], "cancel");
     let tree = desktop
-        .wait_for(&["The request from an unnamed server timed out.", "Still there?"])
+        .wait_for(&[
+            &format!("The request from {} timed out.", elicit_tests::asker_name()),
+            "Still there?",
+        ])
         .await;
     assert!(!tree.contains("Quick question"), "{tree}");
     desktop.click("Decline").await;
@@ -388,7 +428,7 @@ async fn a_withdrawn_form_leaves_a_notice() {
     assert_eq!(printed(asked).await.0["action"], "cancel");
     let tree = desktop
         .wait_for(&[
-            "The request from an unnamed server timed out.",
+            &format!("The request from {} timed out.", elicit_tests::asker_name()),
             "Nothing is waiting for an answer.",
         ])
         .await;
@@ -568,4 +608,291 @@ async fn an_unreachable_bus_ends_it_with_the_reason() {
         stderr.contains("elicit-gtk: D-Bus: Failed to connect"),
         "{stderr}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_speaks_german() {
+    let desktop = Desktop::start_with_env(elicit_tests::language_env("de_DE.UTF-8")).await;
+    let asked = ask(&desktop.bus, "Who are you?", SCHEMA, &[]);
+    // The server's text as sent; elicitd's own words in German.
+    let tree = desktop
+        .wait_for(&[
+            "Who are you?",
+            "Name *",
+            "Mit * markierte Felder sind erforderlich.",
+            "Abbrechen",
+            "Ablehnen",
+            "Annehmen",
+        ])
+        .await;
+    assert!(tree.contains("ganze Zahl, 1–10"), "{tree}");
+    assert!(
+        tree.contains("[frame] Ein unbenannter Server fragt für elicit ask") || tree.contains(" fragt für "),
+        "{tree}"
+    );
+    desktop.click("Annehmen").await;
+    desktop
+        .wait_for(&["Vor dem Senden sind 2 Probleme zu beheben."])
+        .await;
+    desktop.click("Ablehnen").await;
+    assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_speaks_french() {
+    let desktop = Desktop::start_with_env(elicit_tests::language_env("fr_FR.UTF-8")).await;
+    let asked = ask(&desktop.bus, "Who are you?", SCHEMA, &[]);
+    desktop
+        .wait_for(&[
+            "Who are you?",
+            "Les champs marqués d’un * sont obligatoires.",
+            "Annuler",
+            "Refuser",
+            "Accepter",
+            "nombre entier, de 1 à 10",
+        ])
+        .await;
+    desktop.click("Annuler").await;
+    assert_eq!(printed(asked).await, (json!({"action": "cancel"}), Some(4)));
+}
+
+/// In a right-to-left language the layout mirrors: the buttons, packed at
+/// the end, run from the right in LTR and from the left in RTL.
+///
+/// GLib translates GTK's own strings, and so its "default:LTR" that sets
+/// the direction, only for a program that has a catalogue in the user's
+/// language (an English window is not mirrored). We ship no Hebrew one:
+/// the test makes a catalogue with a header and no strings, so the
+/// window mirrors and its words stay English (the fallback).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_right_to_left_language_mirrors_the_window() {
+    let hebrew = tempfile::tempdir().expect("temp dir");
+    let messages = hebrew.path().join("he/LC_MESSAGES");
+    std::fs::create_dir_all(&messages).expect("mkdir");
+    let po = hebrew.path().join("he.po");
+    std::fs::write(
+        &po,
+        "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\"Language: he\\n\"\n",
+    )
+    .expect("write he.po");
+    let compiled = Command::new("msgfmt")
+        .arg("--output-file")
+        .arg(messages.join("elicitd.mo"))
+        .arg(&po)
+        .status()
+        .expect("msgfmt runs (the gettext package; run tests/setup)");
+    assert!(compiled.success(), "msgfmt he.po");
+    let mut env = elicit_tests::language_env("he_IL.UTF-8");
+    env.retain(|(name, _)| *name != "ELICITD_LOCALEDIR");
+    env.push(("ELICITD_LOCALEDIR", hebrew.path().display().to_string()));
+    let order = |desktop: Desktop| async move {
+        let asked = ask(&desktop.bus, "Which way?", SCHEMA, &[]);
+        desktop.wait_for(&["Which way?", "Name *"]).await;
+        let edges = desktop.left_edges(&["Cancel", "Accept"]).await;
+        desktop.click("Cancel").await;
+        assert_eq!(printed(asked).await.1, Some(4));
+        edges
+    };
+    let ltr = order(Desktop::start().await).await;
+    assert!(
+        ltr[0] < ltr[1],
+        "left to right, Accept is last, on the right: {ltr:?}"
+    );
+    let rtl = order(Desktop::start_with_env(env).await).await;
+    assert!(
+        rtl[0] > rtl[1],
+        "right to left, Accept is last, on the left: {rtl:?}"
+    );
+}
+
+/// `elicit ask --server --host --icon`: the title names the asker and the
+/// header shows its icon.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_title_and_icon_are_the_askers() {
+    let desktop = Desktop::start().await;
+    let flags = [
+        "--server",
+        "deployer",
+        "--host",
+        "release script",
+        "--icon",
+        "utilities-terminal",
+    ];
+    let asked = ask(&desktop.bus, "Deploy now?", SCHEMA, &flags);
+    let tree = desktop.wait_for(&["Deploy now?", "Icon of deployer"]).await;
+    assert!(
+        tree.contains("[frame] deployer asks, for release script"),
+        "{tree}"
+    );
+    desktop.click("Cancel").await;
+    assert_eq!(printed(asked).await.1, Some(4));
+}
+
+/// The contact form as a German MCP server would send it.
+const CONTACT_DE: &str = r#"{"type": "object", "properties": {
+  "name": {"type": "string", "title": "Name", "description": "Wie er im Adressbuch stehen soll", "minLength": 1, "maxLength": 40},
+  "email": {"type": "string", "title": "E-Mail", "format": "email"},
+  "group": {"type": "string", "title": "Gruppe", "oneOf": [
+    {"const": "family", "title": "Familie"}, {"const": "friends", "title": "Freunde"}, {"const": "work", "title": "Arbeit"}]},
+  "favourite": {"type": "boolean", "title": "Favorit", "default": false},
+  "reminders": {"type": "array", "title": "Erinnerungen", "items": {"type": "string", "enum": ["Geburtstag", "Jahrestag"]}, "maxItems": 2}
+}, "required": ["name", "group"]}"#;
+
+/// A form in German, captured for the README (`screenshot.sh` sets
+/// `ELICIT_GTK_SCREENSHOT_DE`): elicitd's words from the catalogue, the
+/// server's as it sent them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_german_form_is_captured() {
+    let desktop = Desktop::start_with_env(elicit_tests::language_env("de_DE.UTF-8")).await;
+    let conn = desktop.bus.connect().await;
+    let origin = elicit_proto::dbus::Origin {
+        server: Some("demo-contacts".into()),
+        host: Some("Claude Code".into()),
+        ..Default::default()
+    };
+    let session = elicit_client::ClientSession::open(&conn, &origin)
+        .await
+        .expect("a session");
+    let schema: Value = serde_json::from_str(CONTACT_DE).expect("schema");
+    let request = json!({"message": "Einen Kontakt zum Adressbuch hinzufügen?", "requestedSchema": schema});
+    let form = session
+        .submit(&request.to_string(), None, None)
+        .await
+        .expect("submit");
+    desktop
+        .wait_for(&[
+            "demo-contacts fragt für Claude Code",
+            "Mit * markierte Felder sind erforderlich.",
+            "1–40 Zeichen",
+            "höchstens 2 auswählen",
+            "Annehmen",
+        ])
+        .await;
+    let window = desktop.focus("demo-contacts fragt").await;
+    desktop.type_text("Ada Lovelace").await;
+    // The Gruppe mnemonic picks the first choice. Keys are handled in
+    // order: once Familie is on, the name is typed.
+    desktop.keys(&["alt+g"]).await;
+    desktop.checked(&["Familie Gruppe *"]).await;
+    let shot = desktop.bus.dir().join("screenshot-de.png");
+    let status = Command::new("import")
+        .args(["-display", desktop.xvfb.display(), "-window", &window])
+        .arg(&shot)
+        .status()
+        .expect("import (imagemagick) runs");
+    assert!(status.success());
+    if let Ok(target) = std::env::var("ELICIT_GTK_SCREENSHOT_DE") {
+        std::fs::copy(&shot, target).expect("copy the screenshot");
+    }
+    desktop.click("Abbrechen").await;
+    let mut session = session;
+    let outcome = within("the outcome", session.wait(&form))
+        .await
+        .expect("an outcome");
+    assert_eq!(outcome.action, "cancel");
+}
+
+/// The window opens at the size remembered in
+/// `$XDG_STATE_HOME/elicitd/elicit-gtk.ini`, and writes its size there when
+/// it hides. (Resizing by hand needs a window manager, which the test
+/// desktop has not: GTK keeps the size the user chose as the window's
+/// default size, which is what is written.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_size_is_remembered() {
+    let state = tempfile::tempdir().expect("temp dir");
+    let remembered = state.path().join("elicitd/elicit-gtk.ini");
+    std::fs::create_dir_all(remembered.parent().expect("a folder")).expect("mkdir");
+    std::fs::write(&remembered, "[window]\nwidth=700\nheight=640\n").expect("write the size");
+    let desktop = Desktop::start_with_env(vec![("XDG_STATE_HOME", state.path().display().to_string())]).await;
+    let asked = ask(&desktop.bus, "Same size?", SCHEMA, &[]);
+    desktop.wait_for(&["Same size?"]).await;
+    let window = desktop.focus(&title()).await;
+    let geometry = desktop.xdotool(&["getwindowgeometry", &window]).await;
+    assert!(geometry.contains("Geometry: 700x640"), "{geometry}");
+    std::fs::remove_file(&remembered).expect("remove the size");
+    desktop.keys(&["Escape"]).await;
+    assert_eq!(printed(asked).await.1, Some(4));
+    // Nothing left to show: the window hides and writes its size.
+    eventually("the size to be written", || async {
+        std::fs::read_to_string(&remembered)
+            .is_ok_and(|t| t.contains("width=700") && t.contains("height=640"))
+    })
+    .await;
+}
+
+/// Keyboard only: the first field has the focus, Tab goes through every
+/// field in order, Enter accepts; on the next form Escape cancels.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_keyboard_alone_fills_in_accepts_and_cancels() {
+    const ORDER: &str = r#"{"type": "object", "properties": {
+      "agree": {"type": "boolean", "title": "Agree"},
+      "color": {"type": "string", "title": "Color", "enum": ["red", "green", "blue"]},
+      "email": {"type": "string", "title": "Email", "format": "email"},
+      "name": {"type": "string", "title": "Name", "minLength": 1}
+    }, "required": ["name"]}"#;
+    let desktop = Desktop::start().await;
+    let asked = ask(&desktop.bus, "Keys only", ORDER, &[]);
+    desktop.wait_for(&["Keys only"]).await;
+    desktop.focus(&title()).await;
+    // Agree (focused first); Tab to Color, where "No answer" (an optional
+    // choice) is on and Up picks the one above it; Tab, Email; Tab, Name.
+    desktop.keys(&["space", "Tab", "Up", "Tab"]).await;
+    desktop.type_text("ann@example.com").await;
+    desktop.keys(&["Tab"]).await;
+    desktop.type_text("Ann").await;
+    desktop.keys(&["Return"]).await;
+    assert_eq!(
+        printed(asked).await,
+        (
+            json!({"action": "accept", "content": {"agree": true, "color": "blue", "email": "ann@example.com", "name": "Ann"}}),
+            Some(0)
+        )
+    );
+    let asked = ask(&desktop.bus, "Keys again", ORDER, &[]);
+    desktop.wait_for(&["Keys again"]).await;
+    desktop.focus(&title()).await;
+    desktop.keys(&["Tab", "Tab", "Escape"]).await;
+    assert_eq!(printed(asked).await, (json!({"action": "cancel"}), Some(4)));
+}
+
+/// Captures the window and returns its mean brightness (0 black, 1 white).
+async fn brightness(desktop: &Desktop, window: &str) -> f64 {
+    let shot = desktop.bus.dir().join("brightness.png");
+    let status = Command::new("import")
+        .args(["-display", desktop.xvfb.display(), "-window", window])
+        .arg(&shot)
+        .status()
+        .expect("import (imagemagick) runs");
+    assert!(status.success());
+    let mean = Command::new("convert")
+        .arg(&shot)
+        .args(["-colorspace", "Gray", "-format", "%[fx:mean]", "info:"])
+        .output()
+        .expect("convert (imagemagick) runs");
+    String::from_utf8_lossy(&mean.stdout)
+        .trim()
+        .parse()
+        .expect("a mean")
+}
+
+/// The window follows the desktop's dark or light preference from the
+/// settings portal, at start and when it changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_follows_the_portals_dark_preference() {
+    let desktop = Desktop::start_full(Vec::new(), Some(1)).await;
+    let asked = ask(&desktop.bus, "Dark or light?", SCHEMA, &[]);
+    desktop.wait_for(&["Dark or light?"]).await;
+    let window = desktop.focus(&title()).await;
+    eventually("a dark window", || async {
+        brightness(&desktop, &window).await < 0.4
+    })
+    .await;
+    let portal = desktop.portal.as_ref().expect("the portal");
+    portal::change(portal, 2).await;
+    eventually("a light window", || async {
+        brightness(&desktop, &window).await > 0.6
+    })
+    .await;
+    desktop.keys(&["Escape"]).await;
+    assert_eq!(printed(asked).await.1, Some(4));
 }

@@ -36,10 +36,16 @@ struct Notify {
 impl Notify {
     /// Starts `elicit-notify` on `bus` and waits until it has registered.
     async fn start(bus: &PrivateBus) -> Notify {
+        Notify::start_with_env(bus, Vec::new()).await
+    }
+
+    /// As [`Notify::start`], with `env` added (a language).
+    async fn start_with_env(bus: &PrivateBus, env: Vec<(&str, String)>) -> Notify {
         let log = bus.dir().join("notify.log");
         let child = tokio::process::Command::new(binary("elicit-notify"))
             .arg("--bus")
             .arg(bus.address())
+            .envs(env)
             .stdin(Stdio::null())
             .stderr(std::fs::File::create(&log).expect("log file"))
             .kill_on_drop(true)
@@ -84,10 +90,15 @@ struct Desk {
 }
 
 async fn desk() -> Desk {
+    desk_with_env(Vec::new()).await
+}
+
+/// As [`desk`], elicit-notify running with `env` added (a language).
+async fn desk_with_env(env: Vec<(&str, String)>) -> Desk {
     let bus = PrivateBus::start();
     let dunst = Dunst::start(&bus).await;
     let daemon = Daemon::start(&bus, CONFIG).await;
-    let notify = Notify::start(&bus).await;
+    let notify = Notify::start_with_env(&bus, env).await;
     let conn = bus.connect().await;
     Desk {
         bus,
@@ -104,10 +115,8 @@ async fn a_confirmation_is_accepted_from_the_notification() {
     let asked = ask(&desk.bus, "Deploy now?", CONFIRM);
     desk.dunst.wait_displayed(&desk.conn, 1).await;
     let menu = desk.dunst.choose("accept").await;
-    assert!(
-        menu.contains("#Accept (an unnamed server (for elicit ask) asks)"),
-        "{menu}"
-    );
+    let asks = format!("#Accept ({} (for elicit ask) asks)", elicit_tests::asker_name());
+    assert!(menu.contains(&asks), "{menu}");
     assert!(menu.contains("#Decline ("), "{menu}");
     let (answer, code) = printed(asked).await;
     assert_eq!(answer, json!({"action": "accept", "content": {}}));
@@ -356,4 +365,65 @@ async fn without_a_notification_server_forms_move_on() {
     let (answer, code) = printed(asked).await;
     assert_eq!(answer["action"], "decline");
     assert_eq!(code, Some(3));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_notification_speaks_german_and_french() {
+    for (locale, accept, decline, open, asks) in [
+        (
+            "de_DE.UTF-8",
+            "#Annehmen (",
+            "#Ablehnen (",
+            "#Öffnen … (",
+            " fragt)",
+        ),
+        (
+            "fr_FR.UTF-8",
+            "#Accepter (",
+            "#Refuser (",
+            "#Ouvrir… (",
+            " demande)",
+        ),
+    ] {
+        let desk = desk_with_env(elicit_tests::language_env(locale)).await;
+        // The server's message is shown as sent; the actions and the
+        // summary are in the user's language.
+        let asked = ask(&desk.bus, "Deploy now?", CONFIRM);
+        desk.dunst.wait_displayed(&desk.conn, 1).await;
+        let menu = desk.dunst.choose("decline").await;
+        assert!(
+            menu.contains(accept) && menu.contains(decline),
+            "{locale}: {menu}"
+        );
+        assert!(menu.contains(asks), "{locale}: {menu}");
+        assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
+        desk.dunst.wait_displayed(&desk.conn, 0).await;
+        // A form that needs more than a notification: "Open…".
+        let asked = ask(&desk.bus, "Your name?", NAME);
+        desk.dunst.wait_displayed(&desk.conn, 1).await;
+        let menu = desk.dunst.choose("decline").await;
+        assert!(menu.contains(open), "{locale}: {menu}");
+        assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_summary_names_the_asker() {
+    let desk = desk().await;
+    let flags = [
+        "--server",
+        "deployer",
+        "--host",
+        "release script",
+        "--icon",
+        "utilities-terminal",
+    ];
+    let asked = elicit_tests::ask(&desk.bus, "Deploy now?", CONFIRM, &flags);
+    desk.dunst.wait_displayed(&desk.conn, 1).await;
+    let menu = desk.dunst.choose("decline").await;
+    assert!(
+        menu.contains("#Decline (deployer (for release script) asks)"),
+        "{menu}"
+    );
+    assert_eq!(printed(asked).await.1, Some(3));
 }

@@ -77,6 +77,8 @@ fn install_puts_every_file_in_its_place_and_names_the_prefix() {
             "share/elicitd/config.toml",
             "share/elicitd/rules.d/50-elicitd-defaults.rhai",
             "share/applications/dev.elicitd.Gtk.desktop",
+            "share/locale/de/LC_MESSAGES/elicitd.mo",
+            "share/locale/fr/LC_MESSAGES/elicitd.mo",
         ]
         .map(String::from),
     );
@@ -278,4 +280,25 @@ fn logs_carry_journal_priorities_only_when_stderr_is_the_journal() {
     );
     let plain = refused_config_log(false);
     assert!(!plain.contains("<3>") && plain.contains("ERROR"), "{plain}");
+}
+
+/// An installed program finds the catalogues in its own prefix
+/// (`PREFIX/share/locale` beside `PREFIX/bin`), with no variable set.
+#[test]
+fn an_installed_program_speaks_the_users_language() {
+    let prefix = tempfile::tempdir().expect("temp dir");
+    install(prefix.path(), None);
+    let rules = tempfile::tempdir().expect("temp dir");
+    std::fs::write(rules.path().join("10-broken.rhai"), "this is not rhai (").expect("write a rule");
+    let mut env = elicit_tests::language_env("de_DE.UTF-8");
+    env.retain(|(name, _)| *name != "ELICITD_LOCALEDIR");
+    let output = Command::new(prefix.path().join("bin/elicit"))
+        .args(["policy", "check", "--rules-dir"])
+        .arg(rules.path())
+        .envs(env)
+        .env_remove("ELICITD_LOCALEDIR")
+        .output()
+        .expect("the installed elicit runs");
+    let printed = text(&output.stdout);
+    assert!(printed.starts_with("defekt  "), "{printed}");
 }

@@ -354,3 +354,119 @@ async fn plain_mode_asks_line_by_line() {
     tmux.keys(&["Enter"]);
     assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
 }
+
+/// The full screen in `locale`, once it has registered (`ready`, in that
+/// language).
+async fn full_screen_in(bus: &PrivateBus, locale: &str, ready: &str) -> Tmux {
+    let env = format!("NO_COLOR=1 {}", elicit_tests::language_env_words(locale));
+    tui(bus, &env, "", ready).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_screen_speaks_german() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let tmux = full_screen_in(&bus, "de_DE.UTF-8", "Bei elicitd angemeldet").await;
+    let asked = ask(&bus, "Who are you?", SCHEMA, &[]);
+    // The server's text is shown as sent; elicitd's own words are German.
+    let pane = tmux.wait_for("Who are you?").await;
+    assert!(
+        pane.contains("Mit * markierte Felder sind erforderlich."),
+        "{pane}"
+    );
+    assert!(pane.contains("Count *  (ganze Zahl, 1–10)"), "{pane}");
+    assert!(
+        pane.contains("Enter senden") && pane.contains("Esc abbrechen") && pane.contains("^D ablehnen"),
+        "{pane}"
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Vor dem Senden sind 2 Probleme zu beheben.").await;
+    tmux.keys(&["F1"]);
+    tmux.wait_for("Jede Taste schließt diese Hilfe.").await;
+    // Not Escape: an Escape followed at once by ^D reads as Alt-^D.
+    tmux.keys(&["F1"]);
+    eventually("the help to close", || async {
+        !tmux.capture().contains("Jede Taste")
+    })
+    .await;
+    tmux.keys(&["C-d"]);
+    assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
+    tmux.wait_for(": abgelehnt.").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_screen_speaks_french() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let tmux = full_screen_in(&bus, "fr_FR.UTF-8", "Inscrit auprès d’elicitd").await;
+    let asked = ask(&bus, "Qui êtes-vous ?", CONFIRM, &[]);
+    let pane = tmux.wait_for("Qui êtes-vous ?").await;
+    assert!(
+        pane.contains("Rien à remplir. Entrée accepte, d refuse, Échap annule."),
+        "{pane}"
+    );
+    assert!(
+        pane.contains("Enter accepter") && pane.contains("d refuser"),
+        "{pane}"
+    );
+    tmux.keys(&["Enter"]);
+    assert_eq!(
+        printed(asked).await,
+        (json!({"action": "accept", "content": {}}), Some(0))
+    );
+    tmux.wait_for(" : accepté.").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_language_without_a_catalogue_is_english() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let tmux = full_screen_in(&bus, "he_IL.UTF-8", "Registered with elicitd").await;
+    let asked = ask(&bus, "Who are you?", SCHEMA, &[]);
+    let pane = tmux.wait_for("Who are you?").await;
+    assert!(
+        pane.contains("Fields marked * are required.") && pane.contains("Enter send"),
+        "{pane}"
+    );
+    tmux.keys(&["Escape"]);
+    assert_eq!(printed(asked).await, (json!({"action": "cancel"}), Some(4)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_heading_names_the_asker() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let tmux = full_screen(&bus).await;
+    let asked = ask(
+        &bus,
+        "Deploy now?",
+        CONFIRM,
+        &["--server", "deployer", "--host", "release script"],
+    );
+    let pane = tmux.wait_for("Deploy now?").await;
+    assert!(
+        pane.lines()
+            .next()
+            .is_some_and(|l| l.contains("deployer asks, for release script")),
+        "{pane}"
+    );
+    tmux.keys(&["Escape"]);
+    assert_eq!(printed(asked).await.1, Some(4));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_mode_speaks_french() {
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    let env = elicit_tests::language_env_words("fr_FR.UTF-8");
+    let tmux = tui(&bus, &env, "--plain", "inscrit auprès d’elicitd").await;
+    let asked = ask(&bus, "Plain question", SCHEMA, &[]);
+    let pane = tmux.wait_for("Name []:").await;
+    assert!(pane.contains("Champ 1 sur 4 : Name (obligatoire)"), "{pane}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("! Name").await;
+    tmux.type_text(":d");
+    tmux.keys(&["Enter"]);
+    assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
+    tmux.wait_for(" : refusé.").await;
+}

@@ -7,6 +7,8 @@ use elicit_proto::{Action, Error, FieldError, Limits};
 
 use crate::control::broker;
 use crate::input::read_capped;
+use elicit_i18n::{fill, tr};
+
 use crate::out::esay;
 
 /// `elicit answer` options.
@@ -55,7 +57,10 @@ pub async fn answer(args: AnswerArgs, bus: Option<&str>) -> anyhow::Result<ExitC
         (Action::Accept, text)
     } else if let Some(content) = args.accept {
         esay!(
-            "elicit: warning: --accept puts the answer on the command line, where every user of this machine can read it; use --accept-file FILE (or - for standard input)"
+            "elicit: {}",
+            tr(
+                "warning: --accept puts the answer on the command line, where every user of this machine can read it; use --accept-file FILE (or - for standard input)"
+            )
         );
         (Action::Accept, content)
     } else if args.decline {
@@ -68,7 +73,7 @@ pub async fn answer(args: AnswerArgs, bus: Option<&str>) -> anyhow::Result<ExitC
     let (token, _request, _info) = match claimed {
         Ok(claimed) => claimed,
         Err(error) => {
-            esay!("elicit: cannot answer form {}: {}", args.form, error.detail());
+            esay!("elicit: {}", cannot_answer(&args.form, &error));
             return Ok(ExitCode::from(1));
         }
     };
@@ -79,7 +84,13 @@ pub async fn answer(args: AnswerArgs, bus: Option<&str>) -> anyhow::Result<ExitC
     {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(Error::InvalidAnswer(errors)) => {
-            esay!("elicit: the answer does not fit form {}:", args.form);
+            esay!(
+                "elicit: {}",
+                fill(
+                    &tr("the answer does not fit form {form}:"),
+                    &[("form", &args.form)]
+                )
+            );
             let errors: Vec<FieldError> = serde_json::from_str(&errors).unwrap_or_default();
             for error in errors {
                 esay!("  {error}");
@@ -87,8 +98,16 @@ pub async fn answer(args: AnswerArgs, bus: Option<&str>) -> anyhow::Result<ExitC
             Ok(ExitCode::from(1))
         }
         Err(error) => {
-            esay!("elicit: cannot answer form {}: {}", args.form, error.detail());
+            esay!("elicit: {}", cannot_answer(&args.form, &error));
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// "cannot answer form ID: WHY".
+fn cannot_answer(form: &str, error: &Error) -> String {
+    fill(
+        &tr("cannot answer form {form}: {error}"),
+        &[("form", &form), ("error", &error.detail())],
+    )
 }

@@ -35,6 +35,36 @@ pub struct Args {
     /// Seconds to wait for an answer before the form is cancelled.
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<u64>,
+    /// Who asks, as the front-ends name it ("deploy.sh asks"); by default
+    /// the name of the program that started `elicit ask` (a script's file
+    /// name, or the shell).
+    #[arg(long, value_name = "NAME")]
+    server: Option<String>,
+    /// On whose behalf it asks ("asks, for NAME").
+    #[arg(long, value_name = "NAME", default_value = "elicit ask")]
+    host: String,
+    /// An icon the front-ends show with the question: a name in the
+    /// desktop's icon theme, such as `utilities-terminal` (no paths).
+    #[arg(long, value_name = "ICON-NAME", value_parser = icon_name)]
+    icon: Option<String>,
+}
+
+/// `--icon`: a plain icon-theme name, as front-ends accept it.
+fn icon_name(name: &str) -> Result<String, String> {
+    if elicit_proto::dbus::is_icon_name(name) {
+        Ok(name.to_owned())
+    } else {
+        Err("an icon-theme name (letters, digits, '-', '_', '.'), not a path".to_owned())
+    }
+}
+
+/// The name of the process that started this one (`/proc/PPID/comm`: a
+/// script's file name when it runs through its `#!` line), for `--server`
+/// left out; `None` where it cannot be read.
+fn parent_name() -> Option<String> {
+    let parent = std::os::unix::process::parent_id();
+    let comm = std::fs::read_to_string(format!("/proc/{parent}/comm")).ok()?;
+    Some(comm.trim_end().to_owned()).filter(|name| !name.is_empty())
 }
 
 /// How long a submission waits for a broker that died before replying.
@@ -58,7 +88,9 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     };
     let conn = connect(bus).await.context("cannot reach the bus")?;
     let origin = Origin {
-        host: Some("elicit ask".into()),
+        host: Some(args.host),
+        server: args.server.or_else(parent_name),
+        icon: args.icon,
         command: Some(std::env::args().collect::<Vec<_>>().join(" ")),
         cwd: std::env::current_dir().ok().map(|d| d.display().to_string()),
         pid: Some(std::process::id()),
@@ -80,7 +112,12 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     {
         Ok(form) => form,
         Err(error) => {
-            crate::out::esay!("elicit: the broker refused the request: {}", error.detail());
+            let why = error.detail();
+            let text = elicit_i18n::fill(
+                &elicit_i18n::tr("the broker refused the request: {error}"),
+                &[("error", &why)],
+            );
+            crate::out::esay!("elicit: {text}");
             return Ok(ExitCode::from(1));
         }
     };

@@ -12,6 +12,8 @@ use elicit_proto::text::escape_controls;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 
+use elicit_i18n::{fill, tr};
+
 use crate::out::{self, esay, say};
 
 /// The broker's proxy on the bus `bus` (the session bus by default).
@@ -37,7 +39,7 @@ pub async fn list(args: ListArgs, bus: Option<&str>) -> anyhow::Result<ExitCode>
         return Ok(ExitCode::SUCCESS);
     }
     if forms.is_empty() {
-        say!("no pending forms");
+        say!("{}", tr("no pending forms"));
     }
     for line in list_table(&forms) {
         say!("{line}");
@@ -58,7 +60,10 @@ fn list_table(forms: &[Value]) -> Vec<String> {
                 .unwrap_or("?");
             [
                 form["id"].to_string(),
-                format!("session {}", form["session"].as_str().unwrap_or("?")),
+                fill(
+                    &tr("session {session}"),
+                    &[("session", &form["session"].as_str().unwrap_or("?"))],
+                ),
                 form["state"].as_str().unwrap_or("?").to_owned(),
                 format!("{}s", form["age-ms"].as_u64().unwrap_or(0) / 1000),
                 // Escaped before measuring, so that widths are as shown.
@@ -120,7 +125,7 @@ pub async fn watch(args: WatchArgs, bus: Option<&str>) -> anyhow::Result<ExitCod
     if args.json {
         out::json(&json!({"event": "watching"}).to_string());
     } else {
-        say!("watching form events");
+        say!("{}", tr("watching form events"));
     }
     loop {
         let change = tokio::select! {
@@ -142,13 +147,15 @@ pub async fn watch(args: WatchArgs, bus: Option<&str>) -> anyhow::Result<ExitCod
                     .to_string(),
             );
         } else {
-            say!(
-                "form {} (session {}): {} {}",
-                a.form(),
-                a.session(),
-                a.state(),
-                a.reason()
-            );
+            // TRANSLATORS: {state} and {reason} are elicitd's words (queued, closed, timeout…), as they are.
+            let line = tr("form {form} (session {session}): {state} {reason}");
+            let values: [(&str, &dyn std::fmt::Display); 4] = [
+                ("form", &a.form()),
+                ("session", &a.session()),
+                ("state", &a.state()),
+                ("reason", &a.reason()),
+            ];
+            say!("{}", fill(&line, &values));
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -201,7 +208,10 @@ pub async fn status(bus: Option<&str>) -> anyhow::Result<ExitCode> {
     let version = match broker.version().await {
         Ok(version) => version,
         Err(error) => {
-            esay!("elicitd is not reachable: {error}");
+            esay!(
+                "{}",
+                fill(&tr("elicitd is not reachable: {error}"), &[("error", &error)])
+            );
             if let Some(lines) = log_line() {
                 for line in lines.lines() {
                     esay!("{line}");
@@ -211,9 +221,21 @@ pub async fn status(bus: Option<&str>) -> anyhow::Result<ExitCode> {
         }
     };
     say!("elicitd {version}");
-    say!("pending forms: {}", broker.pending().await?);
-    say!("sessions:      {}", broker.sessions().await?);
-    say!("front-ends:    {}", broker.frontends().await?);
+    let rows = [
+        (tr("pending forms:"), broker.pending().await?),
+        (tr("sessions:"), broker.sessions().await?),
+        (tr("front-ends:"), broker.frontends().await?),
+    ];
+    // The numbers line up whatever the words' lengths in this language.
+    let width = rows
+        .iter()
+        .map(|(label, _)| label.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (label, count) in rows {
+        let pad = width - label.chars().count();
+        say!("{label}{:pad$} {count}", "");
+    }
     if let Some(lines) = log_line() {
         for line in lines.lines() {
             say!("{line}");

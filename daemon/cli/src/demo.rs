@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use elicit_client::{ClientSession, connect};
+use elicit_i18n::{fill, tr};
 use elicit_proto::dbus::{BUS_NAME, Origin};
 
 /// The example forms, compiled in so the demo needs no files.
@@ -80,7 +81,11 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
         _ => {
             let (child, address) = start_bus(&dir)?;
             started.children.push(child);
-            crate::out::note(format_args!("started a private session bus at {address}"));
+            let line = fill(
+                &tr("started a private session bus at {address}"),
+                &[("address", &address)],
+            );
+            crate::out::note(format_args!("{line}"));
             address
         }
     };
@@ -105,7 +110,10 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        crate::out::note(format_args!("started elicitd with a temporary state directory"));
+        crate::out::note(format_args!(
+            "{}",
+            tr("started elicitd with a temporary state directory")
+        ));
     }
 
     let asking = tokio::spawn(submit_examples(conn.clone()));
@@ -126,7 +134,10 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
         () = ended_by_signal() => None,
     };
     asking.abort();
-    crate::out::note(format_args!("demo over; everything it started is stopped"));
+    crate::out::note(format_args!(
+        "{}",
+        tr("demo over; everything it started is stopped")
+    ));
     drop(started);
     Ok(match status {
         Some(status) if status.success() => ExitCode::SUCCESS,

@@ -66,6 +66,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // First, before any thread: see `elicit_i18n::init`.
+    elicit_i18n::init();
     let cli = Cli::parse();
     if let Command::GenerateDocs { dir } = &cli.command {
         return generate_docs(dir);

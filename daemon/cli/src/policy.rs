@@ -11,6 +11,8 @@ use elicitd_policy::{Policy, Verdict};
 use serde_json::json;
 
 use crate::input::read_capped;
+use elicit_i18n::{fill, tr};
+
 use crate::out::{self, esay, say};
 
 /// Try rules, lint them, and manage remembered choices.
@@ -62,10 +64,14 @@ pub async fn run(command: Command, bus: Option<&str>) -> anyhow::Result<ExitCode
             let mut broken = 0;
             for (file, verdict) in Policy::check(&dirs_or_standard(rules_dirs)) {
                 match verdict {
-                    Ok(()) => say!("ok      {}", file.display()),
+                    Ok(()) => say!("{}", fill(&tr("ok      {file}"), &[("file", &file.display())])),
                     Err(problem) => {
                         broken += 1;
-                        say!("broken  {}: {problem}", file.display());
+                        let line = tr("broken  {file}: {problem}");
+                        say!(
+                            "{}",
+                            fill(&line, &[("file", &file.display()), ("problem", &problem)])
+                        );
                     }
                 }
             }
@@ -95,7 +101,10 @@ pub async fn run(command: Command, bus: Option<&str>) -> anyhow::Result<ExitCode
             if forgot {
                 Ok(ExitCode::SUCCESS)
             } else {
-                esay!("elicit: no remembered choice {id}");
+                esay!(
+                    "elicit: {}",
+                    fill(&tr("no remembered choice {id}"), &[("id", &id)])
+                );
                 Ok(ExitCode::from(1))
             }
         }
@@ -126,7 +135,11 @@ fn test(
     };
     let policy = Policy::load(&dirs)?;
     for (file, problem) in policy.problems() {
-        esay!("elicit: skipped {}: {problem}", file.display());
+        let line = tr("skipped {file}: {problem}");
+        esay!(
+            "elicit: {}",
+            fill(&line, &[("file", &file.display()), ("problem", &problem)])
+        );
     }
     let decision = policy.decide(&request, &origin, "policy-test");
     let content = match &decision.verdict {

@@ -198,13 +198,13 @@ fn parse_number(text: &str, integer: bool) -> Result<Value, String> {
         return Ok(Value::from(n));
     }
     let wanted = if integer {
-        "must be a whole number, such as 42"
+        elicit_i18n::tr("must be a whole number, such as 42")
     } else {
-        "must be a number, such as 3.5"
+        elicit_i18n::tr("must be a number, such as 3.5")
     };
-    let n: f64 = text.parse().map_err(|_| wanted.to_owned())?;
+    let n: f64 = text.parse().map_err(|_| wanted.clone())?;
     if !n.is_finite() {
-        return Err(wanted.to_owned());
+        return Err(wanted);
     }
     // i64 holds every whole number an f64 can state exactly below 2^63.
     if n.fract() == 0.0 && n.abs() < 9.0e15 {

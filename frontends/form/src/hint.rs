@@ -1,12 +1,15 @@
 //! Short hints of what a field wants, shown beside its input.
 
+use elicit_i18n::{fill, tr, trn};
 use elicit_proto::FieldKind;
 
 /// A short hint of what to enter: the format to type, the allowed range
 /// or length, the number of items to pick. `None` when the input says it
 /// all (a checkbox, a single select).
 ///
-/// Plain ASCII, so that it reads the same on a dumb terminal.
+/// In the user's language. Numbers are written as the field takes them
+/// (a decimal point, whatever the locale's separator), so that the hint
+/// shows what to type.
 pub fn kind_hint(kind: &FieldKind) -> Option<String> {
     let parts: Vec<String> = match kind {
         FieldKind::Text {
@@ -16,9 +19,11 @@ pub fn kind_hint(kind: &FieldKind) -> Option<String> {
             pattern: _,
         } => {
             let mut parts: Vec<String> = format.iter().map(|f| f.hint().to_owned()).collect();
-            let one = max_length.or(*min_length) == Some(1);
-            let noun = if one { "character" } else { "characters" };
-            parts.extend(range(*min_length, *max_length).map(|r| format!("{r} {noun}")));
+            let count = max_length.or(*min_length).unwrap_or(0);
+            let count = usize::try_from(count).unwrap_or(usize::MAX);
+            // TRANSLATORS: {range} is "1-40", "at least 1", "at most 40" or "exactly 8".
+            let noun = trn("{range} character", "{range} characters", count);
+            parts.extend(range(*min_length, *max_length).map(|r| fill(&noun, &[("range", &r)])));
             parts
         }
         FieldKind::Number {
@@ -26,19 +31,24 @@ pub fn kind_hint(kind: &FieldKind) -> Option<String> {
             minimum,
             maximum,
         } => {
-            let what = if *integer { "whole number" } else { "number" };
+            let what = if *integer {
+                tr("whole number")
+            } else {
+                tr("number")
+            };
             let bounds = range(*minimum, *maximum);
             vec![match bounds {
-                Some(bounds) => format!("{what}, {bounds}"),
-                None => what.to_owned(),
+                // TRANSLATORS: {what} is "whole number" or "number", {range} as above.
+                Some(bounds) => fill(&tr("{what}, {range}"), &[("what", &what), ("range", &bounds)]),
+                None => what,
             }]
         }
         FieldKind::Boolean | FieldKind::Choice { .. } => Vec::new(),
         FieldKind::MultiChoice {
             min_items, max_items, ..
         } => vec![match range(*min_items, *max_items) {
-            Some(range) => format!("pick {range}"),
-            None => "pick any".to_owned(),
+            Some(range) => fill(&tr("pick {range}"), &[("range", &range)]),
+            None => tr("pick any"),
         }],
     };
     if parts.is_empty() {
@@ -51,10 +61,10 @@ pub fn kind_hint(kind: &FieldKind) -> Option<String> {
 /// "1-40", "at least 1", "at most 40", or nothing.
 fn range<T: PartialEq + std::fmt::Display>(min: Option<T>, max: Option<T>) -> Option<String> {
     match (min, max) {
-        (Some(min), Some(max)) if min == max => Some(format!("exactly {min}")),
-        (Some(min), Some(max)) => Some(format!("{min}-{max}")),
-        (Some(min), None) => Some(format!("at least {min}")),
-        (None, Some(max)) => Some(format!("at most {max}")),
+        (Some(min), Some(max)) if min == max => Some(fill(&tr("exactly {n}"), &[("n", &min)])),
+        (Some(min), Some(max)) => Some(fill(&tr("{min}-{max}"), &[("min", &min), ("max", &max)])),
+        (Some(min), None) => Some(fill(&tr("at least {n}"), &[("n", &min)])),
+        (None, Some(max)) => Some(fill(&tr("at most {n}"), &[("n", &max)])),
         (None, None) => None,
     }
 }

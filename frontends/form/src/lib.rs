@@ -16,6 +16,7 @@
 //! No UI toolkit is used here, so the terminal and the GTK front-ends share
 //! one behaviour.
 
+mod asker;
 mod errors;
 mod field;
 mod hint;
@@ -24,6 +25,7 @@ mod shown;
 mod text;
 mod url_view;
 
+pub use asker::{host_name, server_name};
 pub use errors::parse_field_errors;
 pub use field::{FieldState, Input, MultiInput};
 pub use hint::kind_hint;

@@ -240,7 +240,7 @@ impl FormModel {
         let Some(index) = self.index_of(name) else {
             return Err(FieldError {
                 field: name.to_owned(),
-                message: "was not asked for".into(),
+                message: elicit_i18n::tr("was not asked for"),
             });
         };
         if self.edit(index, |field| field.load(value).is_ok()) {
@@ -248,7 +248,7 @@ impl FormModel {
         }
         let message = self
             .check_alone(name, value)
-            .unwrap_or_else(|| "cannot be entered in this form".to_owned());
+            .unwrap_or_else(|| elicit_i18n::tr("cannot be entered in this form"));
         let field = &mut self.fields[index];
         field.clear();
         field.rejected = Some(message.clone());

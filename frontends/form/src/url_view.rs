@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use elicit_i18n::{fill, tr};
+
 use elicit_proto::{Elicitation, Mode};
 
 /// A URL split for display: the host is what the user must check, so a
@@ -48,16 +50,17 @@ pub enum UrlWarning {
 impl fmt::Display for UrlWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            UrlWarning::Punycode { unicode } => {
-                write!(f, "the host is an international name that reads as \"{unicode}\"")
-            }
-            UrlWarning::MixedScript { label, scripts } => write!(
-                f,
-                "\"{label}\" mixes {} letters: it may imitate another name",
-                scripts.join(" and ")
-            ),
-            UrlWarning::NotEncrypted => f.write_str("the connection is not encrypted (http)"),
-            UrlWarning::IpAddress => f.write_str("the host is a bare IP address"),
+            UrlWarning::Punycode { unicode } => f.write_str(&fill(
+                &tr("the host is an international name that reads as “{name}”"),
+                &[("name", unicode)],
+            )),
+            // TRANSLATORS: {scripts} is a list of writing systems, such as "Latin and Cyrillic".
+            UrlWarning::MixedScript { label, scripts } => f.write_str(&fill(
+                &tr("“{label}” mixes {scripts} letters: it may imitate another name"),
+                &[("label", label), ("scripts", &scripts.join(&tr(" and ")))],
+            )),
+            UrlWarning::NotEncrypted => f.write_str(&tr("the connection is not encrypted (http)")),
+            UrlWarning::IpAddress => f.write_str(&tr("the host is a bare IP address")),
         }
     }
 }

@@ -34,10 +34,11 @@ impl Ui {
                 Err(errors) => {
                     focus_error = Some(model.focus());
                     let count = errors.len();
-                    entry.status = Some(match count {
-                        1 => "1 problem to fix before sending.".to_owned(),
-                        n => format!("{n} problems to fix before sending."),
-                    });
+                    entry.status = Some(elicit_i18n::trn(
+                        "{n} problem to fix before sending.",
+                        "{n} problems to fix before sending.",
+                        count,
+                    ));
                     None
                 }
             }

@@ -35,6 +35,9 @@ pub enum BusEvent {
         /// Whether the broker took it.
         result: Result<(), AnswerError>,
     },
+    /// The desktop prefers a dark (`true`) or light style (the settings
+    /// portal, see `appearance`).
+    PreferDark(bool),
     /// The bus cannot be used at all: the program must end.
     Fatal(String),
 }

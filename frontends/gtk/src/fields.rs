@@ -6,6 +6,7 @@
 use std::rc::Rc;
 
 use elicit_form::{FieldState, FormModel, Input};
+use elicit_i18n::tr;
 use elicit_proto::{Field, FieldKind, TextFormat};
 use gtk::prelude::*;
 use gtk::{AccessibleInvalidState, AccessibleState, accessible, glib};
@@ -36,6 +37,27 @@ impl Mnemonics {
         Mnemonics {
             used: letters.chars().flat_map(char::to_lowercase).collect(),
         }
+    }
+
+    /// The letters that the mnemonic `labels` ("_Accept", "C_lose") use:
+    /// the character after each single `_`. Taken from the translated
+    /// labels, so that fields keep clear of each language's buttons.
+    pub fn letters_of(labels: &[&str]) -> String {
+        labels
+            .iter()
+            .filter_map(|label| {
+                let mut chars = label.chars();
+                while let Some(c) = chars.next() {
+                    if c == '_' {
+                        match chars.next() {
+                            Some('_') => continue,
+                            next => return next,
+                        }
+                    }
+                }
+                None
+            })
+            .collect()
     }
 
     /// `text` with its underscores doubled and `_` before the first letter
@@ -368,8 +390,9 @@ fn with_calendar(entry: &gtk::Entry) -> gtk::Box {
     popover.set_child(Some(&calendar));
     let button = gtk::MenuButton::new();
     button.set_icon_name("x-office-calendar-symbolic");
-    button.set_tooltip_text(Some("Pick a date"));
-    button.update_property(&[accessible::Property::Label("Pick a date")]);
+    let pick = tr("Pick a date");
+    button.set_tooltip_text(Some(&pick));
+    button.update_property(&[accessible::Property::Label(&pick)]);
     button.set_popover(Some(&popover));
     let target = entry.clone();
     calendar.connect_day_selected(move |calendar| {
@@ -394,11 +417,12 @@ fn radios(
 ) -> gtk::Widget {
     let group = gtk::Box::new(gtk::Orientation::Vertical, 2);
     let mut first: Option<gtk::CheckButton> = None;
+    let no_answer = tr("No answer");
     let options = labels
         .iter()
         .enumerate()
         .map(|(i, label)| (Some(i), *label))
-        .chain((!required).then_some((None, "No answer")));
+        .chain((!required).then_some((None, no_answer.as_str())));
     for (choice, label) in options {
         let radio = gtk::CheckButton::with_label(label);
         if let Some(first) = &first {
@@ -432,8 +456,9 @@ fn drop_down(
 ) -> gtk::Widget {
     let offset = u32::from(!required);
     let mut items: Vec<&str> = Vec::with_capacity(labels.len() + 1);
+    let no_answer = tr("No answer");
     if !required {
-        items.push("No answer");
+        items.push(&no_answer);
     }
     items.extend_from_slice(labels);
     let list = gtk::DropDown::from_strings(&items);
@@ -462,6 +487,10 @@ mod tests {
 
     #[test]
     fn mnemonics_are_unique_and_escape_underscores() {
+        assert_eq!(
+            Mnemonics::letters_of(&["_Accept", "C_lose", "A__b_c", "none"]),
+            "alc"
+        );
         let mut m = Mnemonics::reserving("adc");
         assert_eq!(m.label("Name"), "_Name");
         assert_eq!(m.label("Number"), "N_umber");

@@ -33,8 +33,10 @@
 
 mod actions;
 pub mod app;
+pub mod appearance;
 pub mod bus;
 pub mod fields;
+mod geometry;
 pub mod opener;
 pub mod queue;
 pub mod reasons;

@@ -8,9 +8,12 @@ use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use elicit_gtk::{Args, app, bus};
+use elicit_gtk::{Args, app, appearance, bus};
 
 fn main() -> ExitCode {
+    // First, before any thread (gtk::init sets the locale again, to the
+    // same, and mirrors the layout for a right-to-left language).
+    elicit_i18n::init();
     let args = match elicit_link::parse::<Args>(|args| &args.docs) {
         ControlFlow::Continue(args) => args,
         ControlFlow::Break(status) => return status,
@@ -24,6 +27,8 @@ fn main() -> ExitCode {
     };
     let (events_tx, events) = async_channel::unbounded();
     let (commands, commands_rx) = async_channel::unbounded();
+    // Ends with the runtime; nothing to wait for.
+    runtime.spawn(appearance::follow(events_tx.clone()));
     let served = runtime.spawn(bus::serve(args.link.bus, args.opener, events_tx, commands_rx));
     let ok = app::run(events, commands.clone());
     // Closing the channel ends the bus side, which unregisters first.

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 pub use elicit_form::Body;
 use elicit_form::{FormModel, read_request};
+use elicit_i18n::{fill, tr};
 use elicit_proto::Error;
 use elicit_proto::dbus::Origin;
 
@@ -48,27 +49,25 @@ impl Entry {
         }
     }
 
-    /// The server's name, for headings.
-    pub fn server(&self) -> &str {
-        self.origin.server.as_deref().unwrap_or("an unnamed server")
+    /// The server's name, for headings: as the asker sent it.
+    pub fn server(&self) -> String {
+        elicit_form::server_name(&self.origin)
     }
 
-    /// The host's (agent's) name, for headings.
-    pub fn host(&self) -> &str {
-        self.origin.host.as_deref().unwrap_or("an unnamed agent")
+    /// The host's (agent's) name, for headings: as the asker sent it.
+    pub fn host(&self) -> String {
+        elicit_form::host_name(&self.origin)
     }
 
     /// The window title: who asks, for whom.
     pub fn title(&self) -> String {
-        let remote = if self.origin.remote {
-            " (remote machine)"
-        } else {
-            ""
+        let template = match (&self.origin.server, self.origin.remote) {
+            (Some(_), false) => tr("{server} asks, for {host}"),
+            (Some(_), true) => tr("{server} asks, for {host} (remote machine)"),
+            (None, false) => tr("An unnamed server asks, for {host}"),
+            (None, true) => tr("An unnamed server asks, for {host} (remote machine)"),
         };
-        match &self.origin.server {
-            Some(server) => format!("{server} asks, for {}{remote}", self.host()),
-            None => format!("An unnamed server asks, for {}{remote}", self.host()),
-        }
+        fill(&template, &[("server", &self.server()), ("host", &self.host())])
     }
 
     /// The form model, in form mode.
@@ -148,7 +147,7 @@ impl Queue {
         };
         let entry = self.entries.remove(index);
         if index == 0 {
-            self.notice = Some(withdrawn_notice(entry.server(), reason));
+            self.notice = Some(withdrawn_notice(&entry.server(), reason));
         }
     }
 
@@ -193,28 +192,36 @@ impl Queue {
                 let errors = elicit_form::parse_field_errors(&json);
                 if let Some(model) = entry.model_mut() {
                     model.apply_server_errors(&errors);
-                    entry.status = Some("elicitd refused the answer: see the marked fields.".into());
+                    entry.status = Some(tr("elicitd refused the answer: see the marked fields."));
                 } else {
                     let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
-                    entry.status = Some(format!("elicitd refused the answer: {}", text.join("; ")));
+                    let text = text.join("; ");
+                    entry.status = Some(fill(
+                        &tr("elicitd refused the answer: {errors}"),
+                        &[("errors", &text)],
+                    ));
                 }
             }
             // Nothing was sent: the user may decline, or open it by hand.
             Err(AnswerError::Open(error)) => {
-                entry.status = Some(format!("{error}. Copy the address yourself, or decline."));
+                entry.status = Some(fill(
+                    &tr("{error}. Copy the address yourself, or decline."),
+                    &[("error", &error)],
+                ));
             }
             // The broker is unreachable: keep the form, the user may retry.
             Err(AnswerError::Broker(Error::Bus(error))) => {
-                entry.status = Some(format!("Could not reach elicitd: {error}"));
+                entry.status = Some(fill(
+                    &tr("Could not reach elicitd: {error}"),
+                    &[("error", &error)],
+                ));
             }
             // The form is gone or no longer ours.
             Err(AnswerError::Broker(error)) => {
-                let server = entry.server().to_owned();
+                let server = entry.server();
                 self.entries.remove(index);
-                self.notice = Some(format!(
-                    "The answer to {server} was not taken: {}.",
-                    error.detail()
-                ));
+                let text = tr("The answer to {server} was not taken: {error}.");
+                self.notice = Some(fill(&text, &[("server", &server), ("error", &error.detail())]));
             }
         }
     }

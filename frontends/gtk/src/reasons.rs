@@ -1,18 +1,22 @@
 //! Words for why the broker withdrew a form.
 
+use elicit_i18n::{fill, tr};
+
 /// A sentence saying why the form from `server` was withdrawn, for the
 /// banner that replaces it.
 pub fn withdrawn_notice(server: &str, reason: &str) -> String {
-    let why = match reason {
-        "cancelled" => "was cancelled by the server",
-        "client-gone" => "was withdrawn: the agent went away",
-        "timeout" => "timed out",
-        "answered" => "was answered elsewhere",
-        "claimed" => "was taken over by another program",
-        "closed" => "was withdrawn: its session was closed",
-        other => return format!("The request from {server} was withdrawn ({other})."),
+    // Whole sentences, not "The request from {server} " + a phrase, so that
+    // each language can build its own.
+    let template = match reason {
+        "cancelled" => tr("The request from {server} was cancelled by the server."),
+        "client-gone" => tr("The request from {server} was withdrawn: the agent went away."),
+        "timeout" => tr("The request from {server} timed out."),
+        "answered" => tr("The request from {server} was answered elsewhere."),
+        "claimed" => tr("The request from {server} was taken over by another program."),
+        "closed" => tr("The request from {server} was withdrawn: its session was closed."),
+        _ => tr("The request from {server} was withdrawn ({reason})."),
     };
-    format!("The request from {server} {why}.")
+    fill(&template, &[("server", &server), ("reason", &reason)])
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! twice, and the promise that nothing opens before the click.
 
 use elicit_form::UrlView;
+use elicit_i18n::{fill, tr};
 use gtk::glib;
 use gtk::prelude::*;
 
@@ -18,7 +19,7 @@ pub fn markup(view: &UrlView) -> String {
 /// The widgets of a URL-mode form.
 pub fn build(view: &UrlView) -> gtk::Box {
     let root = gtk::Box::new(gtk::Orientation::Vertical, 10);
-    let intro = gtk::Label::new(Some("It asks you to open this address in your browser:"));
+    let intro = gtk::Label::new(Some(&tr("It asks you to open this address in your browser:")));
     intro.set_xalign(0.0);
     intro.set_wrap(true);
     root.append(&intro);
@@ -34,10 +35,9 @@ pub fn build(view: &UrlView) -> gtk::Box {
     root.append(&address);
     if !view.host.is_empty() {
         let host = gtk::Label::new(None);
-        host.set_markup(&format!(
-            "Site: <b>{}</b>",
-            glib::markup_escape_text(view.unicode_host.as_deref().unwrap_or(&view.host))
-        ));
+        let name = glib::markup_escape_text(view.unicode_host.as_deref().unwrap_or(&view.host));
+        // TRANSLATORS: Pango markup: keep <b> and </b> around {site}.
+        host.set_markup(&fill(&tr("Site: <b>{site}</b>"), &[("site", &name)]));
         host.set_xalign(0.0);
         host.set_wrap(true);
         root.append(&host);
@@ -46,7 +46,7 @@ pub fn build(view: &UrlView) -> gtk::Box {
         let line = gtk::Box::new(gtk::Orientation::Horizontal, 6);
         let icon = gtk::Image::from_icon_name("dialog-warning-symbolic");
         icon.set_valign(gtk::Align::Start);
-        let text = gtk::Label::new(Some(&format!("Careful: {warning}.")));
+        let text = gtk::Label::new(Some(&fill(&tr("Careful: {warning}."), &[("warning", warning)])));
         text.set_xalign(0.0);
         text.set_wrap(true);
         text.set_hexpand(true);
@@ -55,9 +55,9 @@ pub fn build(view: &UrlView) -> gtk::Box {
         line.append(&text);
         root.append(&line);
     }
-    let note = gtk::Label::new(Some(
-        "Nothing has been opened. \u{201c}Open in browser\u{201d} opens it and tells the server you agreed.",
-    ));
+    let note = gtk::Label::new(Some(&tr(
+        "Nothing has been opened. “Open in browser” opens it and tells the server you agreed.",
+    )));
     note.set_xalign(0.0);
     note.set_wrap(true);
     note.add_css_class("dim-label");

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use async_channel::Sender;
 use elicit_form::FormModel;
+use elicit_i18n::{fill, tr, trn};
 use gtk::prelude::*;
 use gtk::{gdk, gio, glib};
 
@@ -26,14 +27,13 @@ const DEFAULT_WIDTH: i32 = 520;
 /// The tallest the page gets before it scrolls.
 const MAX_PAGE_HEIGHT: i32 = 560;
 
-/// The letters the buttons' mnemonics use; fields get the others.
-const BUTTON_LETTERS: &str = "adcol";
-
 /// The window and what it shows.
 pub(crate) struct Ui {
     pub(crate) app: gtk::Application,
     pub(crate) window: gtk::ApplicationWindow,
     pub(crate) title: gtk::Label,
+    /// The asker's icon (`elicit ask --icon`), beside the title.
+    pub(crate) icon: gtk::Image,
     pub(crate) waiting: gtk::Label,
     pub(crate) banner: gtk::InfoBar,
     pub(crate) banner_text: gtk::Label,
@@ -49,6 +49,9 @@ pub(crate) struct Ui {
     pub(crate) cancel: gtk::Button,
     pub(crate) open: gtk::Button,
     pub(crate) close: gtk::Button,
+    /// The letters the buttons' mnemonics use (in the user's language);
+    /// fields get the others.
+    pub(crate) button_letters: String,
     pub(crate) state: RefCell<Queue>,
     /// The presentation token of the form whose widgets are built (a form
     /// presented again gets new widgets), and its fields.
@@ -61,11 +64,16 @@ pub(crate) struct Ui {
 
 impl Ui {
     pub(crate) fn new(app: &gtk::Application, commands: Sender<Command>) -> Rc<Ui> {
+        let (width, height) = crate::geometry::load().unwrap_or((DEFAULT_WIDTH, -1));
         let window = gtk::ApplicationWindow::builder()
             .application(app)
             .title("elicitd")
-            .default_width(DEFAULT_WIDTH)
+            .default_width(width)
+            .default_height(height)
             .build();
+        // GTK has mirrored the default direction for a right-to-left
+        // locale already (from its own catalogue's "default:LTR"); nothing
+        // below sets a direction, so every box and label follows it.
         let title = gtk::Label::new(Some("elicitd"));
         title.add_css_class("title");
         let waiting = gtk::Label::new(None);
@@ -75,7 +83,11 @@ impl Ui {
         heading.set_valign(gtk::Align::Center);
         heading.append(&title);
         heading.append(&waiting);
+        let icon = gtk::Image::new();
+        icon.set_pixel_size(24);
+        icon.set_visible(false);
         let header = gtk::HeaderBar::new();
+        header.pack_start(&icon);
         header.set_title_widget(Some(&heading));
         window.set_titlebar(Some(&header));
 
@@ -91,7 +103,7 @@ impl Ui {
         let message = label_line();
         message.add_css_class("title-4");
         let required_note = label_line();
-        required_note.set_text("Fields marked * are required.");
+        required_note.set_text(&tr("Fields marked * are required."));
         required_note.add_css_class("dim-label");
         let body = gtk::Box::new(gtk::Orientation::Vertical, 0);
         let status = label_line();
@@ -104,21 +116,31 @@ impl Ui {
         content.append(&message);
         content.append(&required_note);
         content.append(&body);
+        // Classic scrollbars, not overlay ones that show only while the
+        // pointer moves: a form taller than the window shows at once that
+        // more fields are below (13 fields with 6 in view looked complete).
         let scroller = gtk::ScrolledWindow::builder()
             .hscrollbar_policy(gtk::PolicyType::Never)
+            .overlay_scrolling(false)
             .propagate_natural_height(true)
             .max_content_height(MAX_PAGE_HEIGHT)
             .vexpand(true)
             .child(&content)
             .build();
 
-        let cancel = gtk::Button::with_mnemonic("_Cancel");
-        let decline = gtk::Button::with_mnemonic("_Decline");
-        let accept = gtk::Button::with_mnemonic("_Accept");
+        // TRANSLATORS: the underscore marks the Alt+letter key; the five
+        // buttons need five different letters.
+        let labels = [
+            tr("_Cancel"),
+            tr("_Decline"),
+            tr("_Accept"),
+            tr("_Open in browser"),
+            tr("C_lose"),
+        ];
+        let [cancel, decline, accept, open, close] = labels.each_ref().map(|l| gtk::Button::with_mnemonic(l));
+        let button_letters = Mnemonics::letters_of(&labels.each_ref().map(String::as_str));
         accept.add_css_class("suggested-action");
-        let open = gtk::Button::with_mnemonic("_Open in browser");
         open.add_css_class("suggested-action");
-        let close = gtk::Button::with_mnemonic("C_lose");
         let buttons = gtk::Box::new(gtk::Orientation::Horizontal, 8);
         buttons.set_halign(gtk::Align::End);
         for button in [&close, &cancel, &decline, &accept, &open] {
@@ -144,6 +166,7 @@ impl Ui {
             app: app.clone(),
             window,
             title,
+            icon,
             waiting,
             banner,
             banner_text,
@@ -158,6 +181,7 @@ impl Ui {
             cancel,
             open,
             close,
+            button_letters,
             state: RefCell::new(Queue::default()),
             shown: RefCell::new(None),
             commands,
@@ -212,6 +236,7 @@ impl Ui {
 
     /// Ends the program.
     pub(crate) fn quit(&self) {
+        self.hide();
         self.hold.borrow_mut().take();
         self.app.quit();
     }
@@ -230,6 +255,11 @@ impl Ui {
                 }
                 BusEvent::Link(LinkEvent::Backlog(backlog)) => state.set_backlog(backlog),
                 BusEvent::Answered { form, result, .. } => state.answered(&form, result),
+                BusEvent::PreferDark(dark) => {
+                    if let Some(settings) = gtk::Settings::default() {
+                        settings.set_gtk_application_prefer_dark_theme(dark);
+                    }
+                }
                 BusEvent::Fatal(_) => {}
             }
         }
@@ -247,10 +277,8 @@ impl Ui {
             self.banner.set_revealed(notice.is_some());
             self.banner.set_visible(notice.is_some());
             let waiting = state.waiting();
-            self.waiting.set_text(&match waiting {
-                1 => "1 more waiting".to_owned(),
-                n => format!("{n} more waiting"),
-            });
+            self.waiting
+                .set_text(&trn("{n} more waiting", "{n} more waiting", waiting));
             self.waiting.set_visible(waiting > 0);
             match state.current() {
                 Some(entry) => {
@@ -258,6 +286,15 @@ impl Ui {
                     let title = entry.title();
                     self.window.set_title(Some(&title));
                     self.title.set_text(&title);
+                    let icon = entry.origin.icon_name();
+                    self.icon.set_icon_name(icon);
+                    self.icon.set_visible(icon.is_some());
+                    if icon.is_some() {
+                        // TRANSLATORS: the accessible name of the asker's icon.
+                        let name = fill(&tr("Icon of {server}"), &[("server", &entry.server())]);
+                        self.icon
+                            .update_property(&[gtk::accessible::Property::Label(&name)]);
+                    }
                     let rebuilt = self
                         .shown
                         .borrow()
@@ -290,10 +327,11 @@ impl Ui {
                 }
                 None => {
                     self.clear_body();
+                    self.icon.set_visible(false);
                     if notice.is_some() {
                         self.title.set_text("elicitd");
                         self.window.set_title(Some("elicitd"));
-                        self.message.set_text("Nothing is waiting for an answer.");
+                        self.message.set_text(&tr("Nothing is waiting for an answer."));
                         self.required_note.set_visible(false);
                         self.status.set_visible(false);
                         for button in [&self.accept, &self.decline, &self.cancel, &self.open] {
@@ -306,7 +344,7 @@ impl Ui {
                         }
                     } else {
                         self.stop_notice_timer();
-                        self.window.set_visible(false);
+                        self.hide();
                     }
                 }
             }
@@ -325,7 +363,7 @@ impl Ui {
         let mut fields = None;
         match &entry.body {
             Body::Form(model) => {
-                let mut mnemonics = Mnemonics::reserving(BUTTON_LETTERS);
+                let mut mnemonics = Mnemonics::reserving(&self.button_letters);
                 let editor = self.editor(&entry.form, &entry.token);
                 let view = FieldsView::build(model, &mut mnemonics, &editor);
                 self.body.append(view.widget());
@@ -340,8 +378,9 @@ impl Ui {
             Body::Unreadable(why) => {
                 self.required_note.set_visible(false);
                 let label = label_line();
-                label.set_text(&format!(
-                    "This request cannot be shown here ({why}). You can decline or cancel it."
+                label.set_text(&fill(
+                    &tr("This request cannot be shown here ({why}). You can decline or cancel it."),
+                    &[("why", why)],
                 ));
                 self.body.append(&label);
             }
@@ -372,6 +411,16 @@ impl Ui {
         };
         let (_, natural, _, _) = self.content.measure(gtk::Orientation::Vertical, width);
         self.scroller.set_min_content_height(natural.min(MAX_PAGE_HEIGHT));
+    }
+
+    /// Hides the window, remembering its size for the next time (GTK 4
+    /// keeps the default size at the size the user resized it to, without
+    /// the shadows of client-side decorations that `width()` includes).
+    fn hide(&self) {
+        if self.window.is_visible() {
+            crate::geometry::save(self.window.default_size());
+        }
+        self.window.set_visible(false);
     }
 
     fn clear_body(&self) {

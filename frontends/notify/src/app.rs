@@ -103,7 +103,7 @@ impl App {
         let markup = self.server.has_markup();
         if !self.server.has_actions() {
             let card = Card::without_actions(&elicitation, &request.origin, markup);
-            let notification = server::info_notification(&card.summary, &card.body);
+            let notification = server::info_notification(&card.summary, &card.body, &card.icon);
             if let Err(error) = self.server.show(&notification).await {
                 eprintln!("elicit-notify: no notification server: {error}");
             }
@@ -111,7 +111,8 @@ impl App {
             return;
         }
         let card = Card::new(&elicitation, &request.origin, markup);
-        let notification = server::form_notification(&card.summary, &card.body, card.action_list());
+        let notification =
+            server::form_notification(&card.summary, &card.body, &card.icon, card.action_list());
         match self.server.show(&notification).await {
             Ok(id) => {
                 self.shown.insert(

@@ -7,6 +7,7 @@
 //! richer gets "Open…" (the form goes to another front-end) and Decline.
 
 use elicit_form::{FormModel, UrlView};
+use elicit_i18n::{fill, tr, trn};
 use elicit_proto::dbus::Origin;
 use elicit_proto::{Action, Answer, Elicitation, FieldKind, Mode};
 
@@ -39,6 +40,8 @@ pub struct Card {
     pub summary: String,
     /// The server's message, and what the actions mean.
     pub body: String,
+    /// The icon: the asker's (`elicit ask --icon`), else a question's.
+    pub icon: String,
     /// (key, label) pairs in the order they are shown.
     pub actions: Vec<(String, String)>,
     /// What each key does.
@@ -51,10 +54,11 @@ impl Card {
     /// escaped.
     pub fn new(request: &Elicitation, origin: &Origin, markup: bool) -> Card {
         let text = |s: &str| if markup { escape(s) } else { s.to_owned() };
-        let summary = format!("{} asks", origin.describe());
+        let summary = who_asks(origin);
         let mut card = Card {
             summary,
             body: text(&request.message),
+            icon: origin.icon_name().unwrap_or("dialog-question").to_owned(),
             actions: Vec::new(),
             replies: Vec::new(),
         };
@@ -63,7 +67,7 @@ impl Card {
                 let model = FormModel::new(form.clone());
                 if model.is_confirmation() {
                     if let Some(answer) = submit(model) {
-                        card.add(ACCEPT, "Accept", Reply::Answer(answer));
+                        card.add(ACCEPT, &tr("Accept"), Reply::Answer(answer));
                     }
                 } else if let [field] = form.fields.as_slice()
                     && let FieldKind::Choice { choices } = &field.kind
@@ -78,28 +82,32 @@ impl Card {
                     }
                 } else {
                     let names: Vec<&str> = form.fields.iter().map(|f| f.label.as_str()).collect();
-                    card.body.push_str(&text(&format!(
-                        "\n\n{} to fill in: {}. Choose Open… to answer.",
-                        plural(names.len(), "field"),
-                        names.join(", ")
-                    )));
+                    let fields = trn(
+                        "{n} field to fill in: {names}. Choose Open… to answer.",
+                        "{n} fields to fill in: {names}. Choose Open… to answer.",
+                        names.len(),
+                    );
+                    let names = names.join(", ");
+                    card.body
+                        .push_str(&text(&format!("\n\n{}", fill(&fields, &[("names", &names)]))));
                 }
             }
             Mode::Url { .. } => {
                 if let Some(view) = UrlView::from_request(request) {
-                    card.body.push_str(&text(&format!(
-                        "\n\nIt wants you to open a page on {}.",
-                        view.host
-                    )));
+                    let page = fill(
+                        &tr("It wants you to open a page on {host}."),
+                        &[("host", &view.host)],
+                    );
+                    card.body.push_str(&text(&format!("\n\n{page}")));
                 }
             }
         }
         // Nothing answered in the notification itself: another front-end
         // shows the whole form.
         if card.actions.is_empty() {
-            card.add(OPEN, "Open…", Reply::PassOn);
+            card.add(OPEN, &tr("Open…"), Reply::PassOn);
         }
-        card.add(DECLINE, "Decline", Reply::Answer(FormModel::decline()));
+        card.add(DECLINE, &tr("Decline"), Reply::Answer(FormModel::decline()));
         card
     }
 
@@ -109,8 +117,8 @@ impl Card {
         let mut card = Card::new(request, origin, markup);
         card.actions.clear();
         card.replies.clear();
-        let hint = "\n\nAnswer it in elicit-gtk or elicit-tui: this notification server cannot take answers.";
-        card.body.push_str(hint);
+        let hint = tr("Answer it in elicit-gtk or elicit-tui: this notification server cannot take answers.");
+        card.body.push_str(&format!("\n\n{hint}"));
         card
     }
 
@@ -142,12 +150,17 @@ fn submit(mut model: FormModel) -> Option<Answer> {
     model.submit().ok()
 }
 
-fn plural(count: usize, noun: &str) -> String {
-    if count == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{count} {noun}s")
-    }
+/// The title: "SERVER asks", with the host and whether it is remote.
+fn who_asks(origin: &Origin) -> String {
+    let server = elicit_form::server_name(origin);
+    let template = match (&origin.host, origin.remote) {
+        (Some(_), false) => tr("{server} (for {host}) asks"),
+        (Some(_), true) => tr("{server} (for {host}, remote) asks"),
+        (None, true) => tr("{server} (remote) asks"),
+        (None, false) => tr("{server} asks"),
+    };
+    let host = origin.host.clone().unwrap_or_default();
+    fill(&template, &[("server", &server), ("host", &host)])
 }
 
 /// Escapes text for a server that reads the body as markup: a message is

@@ -11,6 +11,8 @@ use std::process::ExitCode;
 use elicit_notify::{Args, run};
 
 fn main() -> ExitCode {
+    // First, before any thread: see `elicit_i18n::init`.
+    elicit_i18n::init();
     let args = match elicit_link::parse::<Args>(|args| &args.docs) {
         ControlFlow::Continue(args) => args,
         ControlFlow::Break(status) => return status,

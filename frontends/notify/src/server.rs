@@ -250,11 +250,11 @@ impl Watch {
 /// A notification for a form: never expires by itself, stays after an
 /// action is invoked (the answer closes it), and asks for attention
 /// without being critical.
-pub fn form_notification(summary: &str, body: &str, actions: Vec<String>) -> Notification {
+pub fn form_notification(summary: &str, body: &str, icon: &str, actions: Vec<String>) -> Notification {
     let mut notification = Notification::new();
     notification
         .appname("elicitd")
-        .icon("dialog-question")
+        .icon(icon)
         .summary(summary)
         .body(body)
         .hint(Hint::Category("x-elicitd.form".into()))
@@ -267,11 +267,11 @@ pub fn form_notification(summary: &str, body: &str, actions: Vec<String>) -> Not
 
 /// A notification that only tells (the server cannot take answers): it
 /// expires as the server's others do.
-pub fn info_notification(summary: &str, body: &str) -> Notification {
+pub fn info_notification(summary: &str, body: &str, icon: &str) -> Notification {
     let mut notification = Notification::new();
     notification
         .appname("elicitd")
-        .icon("dialog-question")
+        .icon(icon)
         .summary(summary)
         .body(body)
         .hint(Hint::Category("x-elicitd.form".into()));

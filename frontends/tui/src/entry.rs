@@ -2,6 +2,7 @@
 
 pub use elicit_form::Body;
 use elicit_form::read_request;
+use elicit_i18n::{fill, tr};
 use elicit_proto::dbus::Origin;
 
 use crate::bus::ShowRequest;
@@ -49,26 +50,41 @@ impl Entry {
         }
     }
 
-    /// The server's name, for headings.
-    pub fn server(&self) -> &str {
-        self.origin.server.as_deref().unwrap_or("an unnamed server")
+    /// The server's name, for headings: as the asker sent it.
+    pub fn server(&self) -> String {
+        elicit_form::server_name(&self.origin)
     }
 
-    /// The host's (agent's) name, for headings.
-    pub fn host(&self) -> &str {
-        self.origin.host.as_deref().unwrap_or("an unnamed client")
+    /// The host's (agent's) name, for headings: as the asker sent it.
+    pub fn host(&self) -> String {
+        elicit_form::host_name(&self.origin)
+    }
+
+    /// "SERVER asks, for HOST[, in CWD]": who asks, for a heading.
+    pub fn heading(&self) -> String {
+        let (server, host) = (self.server(), self.host());
+        match &self.origin.cwd {
+            Some(cwd) => fill(
+                &tr("{server} asks, for {host}, in {cwd}"),
+                &[("server", &server), ("host", &host), ("cwd", cwd)],
+            ),
+            None => fill(
+                &tr("{server} asks, for {host}"),
+                &[("server", &server), ("host", &host)],
+            ),
+        }
     }
 }
 
 /// Words for a `Withdraw` reason, to follow "… was withdrawn: ".
 pub fn reason_text(reason: &str) -> String {
     match reason {
-        "cancelled" => "cancelled by the server".into(),
-        "client-gone" => "the client went away".into(),
-        "timeout" => "timed out".into(),
-        "answered" => "answered elsewhere".into(),
-        "claimed" => "taken over by another program".into(),
-        "closed" => "the session was closed".into(),
+        "cancelled" => tr("cancelled by the server"),
+        "client-gone" => tr("the client went away"),
+        "timeout" => tr("timed out"),
+        "answered" => tr("answered elsewhere"),
+        "claimed" => tr("taken over by another program"),
+        "closed" => tr("the session was closed"),
         other => other.to_owned(),
     }
 }

@@ -17,3 +17,11 @@ pub fn open(opener: &Path, url: &str) -> std::io::Result<()> {
     });
     Ok(())
 }
+
+/// Why the address did not open, and what the user can do instead.
+pub fn failed(opener: &Path, error: &std::io::Error) -> String {
+    elicit_i18n::fill(
+        &elicit_i18n::tr("Could not start {program}: {error}. Open the address yourself, or decline."),
+        &[("program", &opener.display()), ("error", error)],
+    )
+}

@@ -93,13 +93,7 @@ fn execute(app: &mut App, command: Command, link: &Link, answers: &UnboundedSend
         Command::Answer { form, token, answer } => (form, token, answer),
         Command::OpenUrl { form, token, url } => {
             if let Err(error) = opener::open(opener, &url) {
-                app.set_status(
-                    &form,
-                    format!(
-                        "Could not start {}: {error}. Open the address yourself, or decline.",
-                        opener.display()
-                    ),
-                );
+                app.set_status(&form, opener::failed(opener, &error));
                 return;
             }
             (form, token, elicit_proto::Answer::bare(ElicitationAction::Accept))

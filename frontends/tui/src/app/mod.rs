@@ -3,6 +3,7 @@
 mod edit;
 
 use elicit_form::{FormModel, Input};
+use elicit_i18n::{fill, tr, trn};
 use elicit_proto::{Answer, ElicitationAction, Error};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -85,7 +86,7 @@ impl App {
     pub fn visible_notice(&self) -> Option<&str> {
         let notice = self.notice.as_deref()?;
         match (&self.notice_server, self.current()) {
-            (Some(server), Some(entry)) if entry.server() != server => None,
+            (Some(server), Some(entry)) if entry.server() != *server => None,
             _ => Some(notice),
         }
     }
@@ -112,11 +113,7 @@ impl App {
     pub fn withdraw(&mut self, form: &str, reason: &str) {
         if let Some(entry) = self.remove(form) {
             self.notice_server = None;
-            self.notice = Some(format!(
-                "The form from {} was withdrawn: {}.",
-                entry.server(),
-                reason_text(reason)
-            ));
+            self.notice = Some(withdrawn_text(&entry, reason));
         }
     }
 
@@ -140,14 +137,14 @@ impl App {
         match result {
             Ok(()) => {
                 if let Some(entry) = self.remove(form) {
-                    self.notice = Some(format!("Sent to {}: {}.", entry.server(), action_word(action)));
-                    self.notice_server = Some(entry.server().to_owned());
+                    self.notice = Some(sent_text(&entry, action));
+                    self.notice_server = Some(entry.server());
                 }
             }
             Err(Error::InvalidAnswer(json)) => {
                 if let Some(entry) = self.entries.iter_mut().find(|e| e.form == form) {
                     entry.sending = false;
-                    entry.status = Some("elicitd refused the answer; see the marked fields.".into());
+                    entry.status = Some(tr("elicitd refused the answer; see the marked fields."));
                     if let Body::Form(model) = &mut entry.body {
                         model.apply_server_errors(&elicit_form::parse_field_errors(&json));
                     }
@@ -157,13 +154,17 @@ impl App {
             Err(Error::Bus(error)) => {
                 if let Some(entry) = self.entries.iter_mut().find(|e| e.form == form) {
                     entry.sending = false;
-                    entry.status = Some(format!("Could not reach elicitd: {error}"));
+                    entry.status = Some(fill(
+                        &tr("Could not reach elicitd: {error}"),
+                        &[("error", &error)],
+                    ));
                 }
             }
             // The form is gone or no longer ours: nothing to answer any more.
             Err(error) => {
                 if let Some(entry) = self.remove(form) {
-                    self.notice = Some(format!("The answer to {} was not taken: {error}", entry.server()));
+                    let text = tr("The answer to {server} was not taken: {error}");
+                    self.notice = Some(fill(&text, &[("server", &entry.server()), ("error", &error)]));
                     self.notice_server = None;
                 }
             }
@@ -253,9 +254,10 @@ impl App {
                         Ok(accept) => answer(accept),
                         Err(errors) => {
                             let n = errors.len();
-                            entry.status = Some(format!(
-                                "{n} problem{} to fix before sending.",
-                                if n == 1 { "" } else { "s" }
+                            entry.status = Some(trn(
+                                "{n} problem to fix before sending.",
+                                "{n} problems to fix before sending.",
+                                n,
                             ));
                             None
                         }
@@ -319,11 +321,21 @@ impl App {
     }
 }
 
-/// "accepted", "declined", "cancelled".
-pub fn action_word(action: &ElicitationAction) -> &'static str {
-    match action {
-        ElicitationAction::Accept => "accepted",
-        ElicitationAction::Decline => "declined",
-        _ => "cancelled",
-    }
+/// "Sent to SERVER: accepted." (declined, cancelled).
+pub fn sent_text(entry: &Entry, action: &ElicitationAction) -> String {
+    let template = match action {
+        ElicitationAction::Accept => tr("Sent to {server}: accepted."),
+        ElicitationAction::Decline => tr("Sent to {server}: declined."),
+        _ => tr("Sent to {server}: cancelled."),
+    };
+    fill(&template, &[("server", &entry.server())])
+}
+
+/// "The form from SERVER was withdrawn: REASON."
+pub fn withdrawn_text(entry: &Entry, reason: &str) -> String {
+    let reason = reason_text(reason);
+    fill(
+        &tr("The form from {server} was withdrawn: {reason}."),
+        &[("server", &entry.server()), ("reason", &reason)],
+    )
 }

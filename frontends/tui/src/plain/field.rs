@@ -3,6 +3,7 @@
 use std::io::{self, Write};
 
 use elicit_form::{FormModel, Input};
+use elicit_i18n::{fill, tr};
 use elicit_proto::FieldKind;
 
 use super::Step;
@@ -13,15 +14,15 @@ pub(super) fn ask(out: &mut impl Write, model: &FormModel, i: usize) -> io::Resu
         return Ok(());
     };
     let field = state.field();
-    write!(
-        out,
-        "Field {} of {}: {}",
-        i + 1,
-        model.fields().len(),
-        field.label
-    )?;
+    let heading = tr("Field {n} of {count}: {label}");
+    let values: [(&str, &dyn std::fmt::Display); 3] = [
+        ("n", &(i + 1)),
+        ("count", &model.fields().len()),
+        ("label", &field.label),
+    ];
+    write!(out, "{}", fill(&heading, &values))?;
     if field.required {
-        write!(out, " (required)")?;
+        write!(out, " {}", tr("(required)"))?;
     }
     if let Some(hint) = state.hint() {
         write!(out, ", {hint}")?;
@@ -36,12 +37,17 @@ pub(super) fn ask(out: &mut impl Write, model: &FormModel, i: usize) -> io::Resu
                 writeln!(out, "  {}) {}", n + 1, choice.label)?;
             }
             if matches!(field.kind, FieldKind::MultiChoice { .. }) {
-                writeln!(out, "  Type the numbers, separated by spaces or commas.")?;
+                writeln!(
+                    out,
+                    "  {}",
+                    tr("Type the numbers, separated by spaces or commas.")
+                )?;
             } else {
-                writeln!(out, "  Type a number.")?;
+                writeln!(out, "  {}", tr("Type a number."))?;
             }
         }
-        (FieldKind::Boolean, _) => writeln!(out, "  Type y or n.")?,
+        // TRANSLATORS: y and n are typed as they are.
+        (FieldKind::Boolean, _) => writeln!(out, "  {}", tr("Type y or n."))?,
         _ => {}
     }
     write!(out, "{} [{}]: ", field.label, shown(state.input(), &field.kind))?;
@@ -100,7 +106,7 @@ pub(super) fn enter(
         }
     };
     if !understood {
-        writeln!(out, "! Not understood; type :? for help.")?;
+        writeln!(out, "! {}", tr("Not understood; type :? for help."))?;
         return Ok(None);
     }
     if let Some(state) = model.field(i)
@@ -131,8 +137,8 @@ fn pick(text: &str, choices: &[elicit_proto::Choice]) -> Option<usize> {
 pub(super) fn shown(input: &Input, kind: &FieldKind) -> String {
     match (input, kind) {
         (Input::Text(text), _) => text.text().to_owned(),
-        (Input::Toggle(Some(true)), _) => "yes".into(),
-        (Input::Toggle(Some(false)), _) => "no".into(),
+        (Input::Toggle(Some(true)), _) => tr("yes"),
+        (Input::Toggle(Some(false)), _) => tr("no"),
         (Input::Toggle(None), _) | (Input::Choice(None), _) => String::new(),
         (Input::Choice(Some(n)), FieldKind::Choice { choices }) => {
             choices.get(*n).map(|c| c.label.clone()).unwrap_or_default()

@@ -9,9 +9,10 @@ use std::collections::VecDeque;
 use std::io::{self, Write};
 
 use elicit_form::FormModel;
+use elicit_i18n::{fill, tr, trn};
 use elicit_proto::{Answer, ElicitationAction, Error};
 
-use crate::app::{Command, action_word};
+use crate::app::{Command, sent_text, withdrawn_text};
 use crate::bus::BusEvent;
 use crate::entry::{Body, Entry, reason_text};
 use field::{ask, enter, shown};
@@ -67,29 +68,32 @@ impl<W: Write> Plain<W> {
                 if self.current.is_none() {
                     self.next()?;
                 } else if let Some(last) = self.waiting.back() {
-                    writeln!(self.out, "(Another form is waiting, from {}.)", last.server())?;
+                    writeln!(
+                        self.out,
+                        "{}",
+                        fill(
+                            &tr("(Another form is waiting, from {server}.)"),
+                            &[("server", &last.server())]
+                        )
+                    )?;
                 }
             }
             BusEvent::Withdraw { form, reason } => {
                 if self.current.as_ref().is_some_and(|(e, _)| e.form == form) {
                     if let Some((entry, _)) = self.current.take() {
                         writeln!(self.out)?;
-                        writeln!(
-                            self.out,
-                            "The form from {} was withdrawn: {}.",
-                            entry.server(),
-                            reason_text(&reason)
-                        )?;
+                        writeln!(self.out, "{}", withdrawn_text(&entry, &reason))?;
                     }
                     self.next()?;
                 } else if let Some(index) = self.waiting.iter().position(|e| e.form == form)
                     && let Some(entry) = self.waiting.remove(index)
                 {
+                    let text = tr("A waiting form from {server} was withdrawn: {reason}.");
+                    let reason = reason_text(&reason);
                     writeln!(
                         self.out,
-                        "A waiting form from {} was withdrawn: {}.",
-                        entry.server(),
-                        reason_text(&reason)
+                        "{}",
+                        fill(&text, &[("server", &entry.server()), ("reason", &reason)])
                     )?;
                 }
             }
@@ -98,7 +102,8 @@ impl<W: Write> Plain<W> {
             BusEvent::Registered if self.current.is_none() => {
                 writeln!(
                     self.out,
-                    "elicit-tui: registered with elicitd; waiting for forms."
+                    "{}",
+                    tr("elicit-tui: registered with elicitd; waiting for forms.")
                 )?;
             }
             BusEvent::Registered | BusEvent::Backlog(_) => {}
@@ -118,7 +123,7 @@ impl<W: Write> Plain<W> {
             return Ok(Some(Command::Quit));
         }
         let Some((entry, step)) = self.current.as_mut() else {
-            writeln!(self.out, "(No form is waiting.)")?;
+            writeln!(self.out, "{}", tr("(No form is waiting.)"))?;
             return Ok(None);
         };
         let reply = |answer: Answer| Command::Answer {
@@ -128,17 +133,17 @@ impl<W: Write> Plain<W> {
         };
         let command = match (line, *step) {
             (_, Step::Sending) => {
-                writeln!(self.out, "(Sending; please wait.)")?;
+                writeln!(self.out, "{}", tr("(Sending; please wait.)"))?;
                 None
             }
             (":d" | ":decline", _) => Some(reply(FormModel::decline())),
             (":c" | ":cancel", _) => Some(reply(FormModel::cancel())),
             (":?" | ":help", _) => {
-                writeln!(
-                    self.out,
-                    "At any prompt: :d declines, :c cancels, :q quits. Enter alone keeps \
-                     the value in brackets; - clears it."
-                )?;
+                // TRANSLATORS: :d, :c and :q are typed as they are; "-" too.
+                let help = tr(
+                    "At any prompt: :d declines, :c cancels, :q quits. Enter alone keeps the value in brackets; - clears it.",
+                );
+                writeln!(self.out, "{help}")?;
                 None
             }
             (_, Step::Field(i)) => {
@@ -169,7 +174,7 @@ impl<W: Write> Plain<W> {
                 ("d" | "decline", _) => Some(reply(FormModel::decline())),
                 ("c" | "cancel", _) => Some(reply(FormModel::cancel())),
                 _ => {
-                    writeln!(self.out, "Please type y, e, d or c.")?;
+                    writeln!(self.out, "{}", tr("Please type y, e, d or c."))?;
                     None
                 }
             },
@@ -183,7 +188,7 @@ impl<W: Write> Plain<W> {
                 ("d" | "decline" | "n" | "no", _) => Some(reply(FormModel::decline())),
                 ("c" | "cancel", _) => Some(reply(FormModel::cancel())),
                 _ => {
-                    writeln!(self.out, "Please type y, d or c.")?;
+                    writeln!(self.out, "{}", tr("Please type y, d or c."))?;
                     None
                 }
             },
@@ -209,12 +214,12 @@ impl<W: Write> Plain<W> {
         };
         match result {
             Ok(()) => {
-                writeln!(self.out, "Sent to {}: {}.", entry.server(), action_word(action))?;
+                writeln!(self.out, "{}", sent_text(entry, action))?;
                 self.current = None;
                 self.next()?;
             }
             Err(Error::InvalidAnswer(json)) => {
-                writeln!(self.out, "elicitd refused the answer:")?;
+                writeln!(self.out, "{}", tr("elicitd refused the answer:"))?;
                 let errors = elicit_form::parse_field_errors(&json);
                 for error in &errors {
                     writeln!(self.out, "! {error}")?;
@@ -226,7 +231,11 @@ impl<W: Write> Plain<W> {
                 self.prompt()?;
             }
             Err(error) => {
-                writeln!(self.out, "The answer was not taken: {error}")?;
+                writeln!(
+                    self.out,
+                    "{}",
+                    fill(&tr("The answer was not taken: {error}"), &[("error", &error)])
+                )?;
                 if matches!(error, Error::Bus(_)) {
                     *step = if matches!(entry.body, Body::Form(ref m) if !m.is_confirmation()) {
                         Step::Review
@@ -259,37 +268,51 @@ impl<W: Write> Plain<W> {
             return Ok(());
         };
         writeln!(self.out)?;
-        write!(self.out, "== {} asks, for {}", entry.server(), entry.host())?;
-        if let Some(cwd) = &entry.origin.cwd {
-            write!(self.out, ", in {cwd}")?;
-        }
-        writeln!(self.out, " ==")?;
+        writeln!(self.out, "== {} ==", entry.heading())?;
         if !self.waiting.is_empty() {
-            writeln!(self.out, "({} more waiting.)", self.waiting.len())?;
+            let n = self.waiting.len();
+            writeln!(
+                self.out,
+                "{}",
+                trn("({n} more waiting.)", "({n} more waiting.)", n)
+            )?;
         }
         writeln!(self.out, "{}", entry.message)?;
         let step = match &entry.body {
             Body::Form(model) if !model.is_confirmation() => {
-                writeln!(
-                    self.out,
-                    "{} field{}. At any prompt: :d declines, :c cancels. Enter alone keeps \
-                     the value in brackets; - clears it.",
-                    model.fields().len(),
-                    if model.fields().len() == 1 { "" } else { "s" }
-                )?;
+                let n = model.fields().len();
+                // TRANSLATORS: :d and :c are typed as they are; "-" too.
+                let help = trn(
+                    "{n} field. At any prompt: :d declines, :c cancels. Enter alone keeps the value in brackets; - clears it.",
+                    "{n} fields. At any prompt: :d declines, :c cancels. Enter alone keeps the value in brackets; - clears it.",
+                    n,
+                );
+                writeln!(self.out, "{help}")?;
                 Step::Field(0)
             }
             Body::Url(view) => {
-                writeln!(self.out, "The server asks you to open this address:")?;
+                writeln!(self.out, "{}", tr("The server asks you to open this address:"))?;
                 writeln!(self.out, "  {}", view.full)?;
-                writeln!(self.out, "  Host: {}", view.host)?;
+                writeln!(
+                    self.out,
+                    "  {}",
+                    fill(&tr("Host: {host}"), &[("host", &view.host)])
+                )?;
                 for warning in &view.warnings {
-                    writeln!(self.out, "  ! Warning: {warning}.")?;
+                    writeln!(
+                        self.out,
+                        "  ! {}",
+                        fill(&tr("Warning: {warning}."), &[("warning", warning)])
+                    )?;
                 }
                 Step::Consent
             }
             Body::Unreadable(why) => {
-                writeln!(self.out, "This form cannot be shown here ({why}).")?;
+                writeln!(
+                    self.out,
+                    "{}",
+                    fill(&tr("This form cannot be shown here ({why})."), &[("why", why)])
+                )?;
                 Step::Consent
             }
             Body::Form(_) => Step::Consent,
@@ -306,7 +329,7 @@ impl<W: Write> Plain<W> {
         match (step, &entry.body) {
             (Step::Field(i), Body::Form(model)) => ask(&mut self.out, model, *i)?,
             (Step::Review, Body::Form(model)) => {
-                writeln!(self.out, "Your answer:")?;
+                writeln!(self.out, "{}", tr("Your answer:"))?;
                 for state in model.fields() {
                     writeln!(
                         self.out,
@@ -315,13 +338,24 @@ impl<W: Write> Plain<W> {
                         shown(state.input(), &state.field().kind)
                     )?;
                 }
-                write!(self.out, "Send it? [y]es, [e]dit, [d]ecline, [c]ancel: ")?;
+                // TRANSLATORS: the letters in brackets are the keys to type: keep y, e, d and c.
+                write!(
+                    self.out,
+                    "{}",
+                    tr("Send it? [y]es, [e]dit, [d]ecline, [c]ancel: ")
+                )?;
             }
             (Step::Consent, Body::Url(_)) => {
-                write!(self.out, "Open it in your browser? [y]es, [d]ecline, [c]ancel: ")?;
+                write!(
+                    self.out,
+                    "{}",
+                    tr("Open it in your browser? [y]es, [d]ecline, [c]ancel: ")
+                )?;
             }
-            (Step::Consent, Body::Form(_)) => write!(self.out, "Accept? [y]es, [d]ecline, [c]ancel: ")?,
-            (Step::Consent, Body::Unreadable(_)) => write!(self.out, "[d]ecline or [c]ancel: ")?,
+            (Step::Consent, Body::Form(_)) => {
+                write!(self.out, "{}", tr("Accept? [y]es, [d]ecline, [c]ancel: "))?
+            }
+            (Step::Consent, Body::Unreadable(_)) => write!(self.out, "{}", tr("[d]ecline or [c]ancel: "))?,
             _ => {}
         }
         self.out.flush()

@@ -41,10 +41,7 @@ pub async fn run(link: Link, mut inbox: UnboundedReceiver<BusEvent>, opener: &Pa
             Some(Command::Answer { form, token, answer }) => (form, token, answer),
             Some(Command::OpenUrl { form, token, url }) => {
                 if let Err(error) = opener::open(opener, &url) {
-                    let why = format!(
-                        "Could not start {}: {error}. Open the address yourself, or decline.",
-                        opener.display()
-                    );
+                    let why = opener::failed(opener, &error);
                     plain.open_failed(&why)?;
                     continue;
                 }

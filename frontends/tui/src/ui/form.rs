@@ -1,6 +1,7 @@
 //! The lines of a form: its message, then each field by kind.
 
 use elicit_form::{FieldState, FormModel, Input, MultiInput, TextInput};
+use elicit_i18n::tr;
 use elicit_proto::FieldKind;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -30,7 +31,7 @@ pub fn form(message: &str, model: &FormModel, width: usize, theme: Theme) -> Lai
     laid.lines.push(Line::raw(""));
     if model.is_confirmation() {
         laid.lines.extend(wrap(
-            "Nothing to fill in. Enter accepts, d declines, Esc cancels.",
+            &tr("Nothing to fill in. Enter accepts, d declines, Esc cancels."),
             width,
             "",
             theme.dim(),
@@ -39,7 +40,7 @@ pub fn form(message: &str, model: &FormModel, width: usize, theme: Theme) -> Lai
     }
     if model.fields().iter().any(|f| f.field().required) {
         laid.lines
-            .push(Line::styled("Fields marked * are required.", theme.dim()));
+            .push(Line::styled(tr("Fields marked * are required."), theme.dim()));
         laid.lines.push(Line::raw(""));
     }
     for (i, state) in model.fields().iter().enumerate() {
@@ -98,9 +99,9 @@ fn field(
         }
         (Input::Toggle(value), _) => {
             let text = match value {
-                Some(true) => "[x] yes",
-                Some(false) => "[ ] no",
-                None => "[ ] (not answered)",
+                Some(true) => format!("[x] {}", tr("yes")),
+                Some(false) => format!("[ ] {}", tr("no")),
+                None => format!("[ ] {}", tr("(not answered)")),
             };
             laid.lines.push(Line::from(vec![
                 Span::raw(INDENT),

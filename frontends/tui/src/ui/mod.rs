@@ -6,6 +6,7 @@ mod overlay;
 pub mod theme;
 mod url;
 
+use elicit_i18n::{fill, tr, trn};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -26,7 +27,10 @@ const QUEUE_LINES: usize = 4;
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, now_ms: u64) {
     let area = frame.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-        let text = format!("elicit-tui needs at least {MIN_WIDTH}x{MIN_HEIGHT}; enlarge the terminal.");
+        let text = fill(
+            &tr("elicit-tui needs at least {width}x{height}; enlarge the terminal."),
+            &[("width", &MIN_WIDTH), ("height", &MIN_HEIGHT)],
+        );
         frame.render_widget(
             Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: true }),
             area,
@@ -73,29 +77,41 @@ fn title(app: &App) -> String {
     match app.current() {
         Some(entry) => {
             let of = if app.entries.len() > 1 {
-                format!("  [form {} of {}]", app.selected + 1, app.entries.len())
+                let of = tr("[form {n} of {count}]");
+                format!(
+                    "  {}",
+                    fill(&of, &[("n", &(app.selected + 1)), ("count", &app.entries.len())])
+                )
             } else {
                 String::new()
             };
             let remote = if entry.origin.remote {
-                " (remote machine)"
+                format!(" {}", tr("(remote machine)"))
             } else {
-                ""
+                String::new()
             };
-            format!(" {} asks, for {}{remote}{of}", entry.server(), entry.host())
+            let asks = fill(
+                &tr("{server} asks, for {host}"),
+                &[("server", &entry.server()), ("host", &entry.host())],
+            );
+            format!(" {asks}{remote}{of}")
         }
-        None => " elicit-tui: no forms waiting".to_owned(),
+        None => format!(" {}", tr("elicit-tui: no forms waiting")),
     }
 }
 
 fn draw_queue(frame: &mut Frame<'_>, app: &App, area: Rect, theme: Theme, now_ms: u64) {
     let n = app.entries.len();
     let mut lines = vec![Line::styled(
-        format!(
-            "Waiting: {n} form{}{}",
-            if n == 1 { "" } else { "s" },
-            if n > 1 { " (PgUp/PgDn to switch)" } else { "" }
-        ),
+        if n > 1 {
+            trn(
+                "Waiting: {n} form (PgUp/PgDn to switch)",
+                "Waiting: {n} forms (PgUp/PgDn to switch)",
+                n,
+            )
+        } else {
+            trn("Waiting: {n} form", "Waiting: {n} forms", n)
+        },
         theme.dim(),
     )];
     // Keep the selected entry in view when there are more than fit.
@@ -113,25 +129,27 @@ fn draw_queue(frame: &mut Frame<'_>, app: &App, area: Rect, theme: Theme, now_ms
 /// One line of the queue; the directory is shortened from the left when
 /// the line would not fit, since its end says the most.
 fn queue_line(i: usize, entry: &Entry, behind: usize, selected: bool, now_ms: u64, width: usize) -> String {
-    let head = format!(
-        "{}{}. {} for {}",
-        if selected { "> " } else { "  " },
-        i + 1,
-        entry.server(),
-        entry.host()
+    let who = fill(
+        &tr("{server} for {host}"),
+        &[("server", &entry.server()), ("host", &entry.host())],
     );
-    let mut tail = format!(", waiting {}", age(now_ms, entry.queued_at_ms));
+    let head = format!("{}{}. {who}", if selected { "> " } else { "  " }, i + 1);
+    let age = age(now_ms, entry.queued_at_ms);
+    let mut tail = fill(&tr(", waiting {age}"), &[("age", &age)]);
     if behind > 0 {
-        tail.push_str(&format!(", {behind} more queued"));
+        tail.push_str(&trn(", {n} more queued", ", {n} more queued", behind));
     }
     if entry.deadline_ms > 0 {
-        let left = entry.deadline_ms.saturating_sub(now_ms) / 1000;
-        tail.push_str(&format!(", times out in {}", duration(left)));
+        let left = duration(entry.deadline_ms.saturating_sub(now_ms) / 1000);
+        tail.push_str(&fill(&tr(", times out in {time}"), &[("time", &left)]));
     }
     let Some(cwd) = &entry.origin.cwd else {
         return format!("{head}{tail}");
     };
-    let room = width.saturating_sub(head.chars().count() + tail.chars().count() + " in ".len());
+    let place = tr(" in {cwd}");
+    let room = width.saturating_sub(
+        head.chars().count() + tail.chars().count() + place.chars().count().saturating_sub("{cwd}".len()),
+    );
     let count = cwd.chars().count();
     let cwd = if count <= room {
         cwd.clone()
@@ -141,21 +159,22 @@ fn queue_line(i: usize, entry: &Entry, behind: usize, selected: bool, now_ms: u6
     } else {
         return format!("{head}{tail}");
     };
-    format!("{head} in {cwd}{tail}")
+    format!("{head}{}{tail}", fill(&place, &[("cwd", &cwd)]))
 }
 
 fn draw_body(frame: &mut Frame<'_>, app: &App, area: Rect, theme: Theme) {
     let Some(entry) = app.current() else {
         let text = match &app.link {
-            Ok(()) => "Registered with elicitd. Forms appear here when an MCP server asks.",
-            Err(_) => "Not registered with elicitd yet; waiting for it.",
+            Ok(()) => tr("Registered with elicitd. Forms appear here when an MCP server asks."),
+            Err(_) => tr("Not registered with elicitd yet; waiting for it."),
         };
         frame.render_widget(Paragraph::new(text).style(theme.dim()), area);
         return;
     };
-    let block = Block::new()
-        .borders(Borders::TOP)
-        .title(format!(" Form from {} ", entry.server()));
+    let block = Block::new().borders(Borders::TOP).title(format!(
+        " {} ",
+        fill(&tr("Form from {server}"), &[("server", &entry.server())])
+    ));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let width = usize::from(inner.width);
@@ -168,7 +187,10 @@ fn draw_body(frame: &mut Frame<'_>, app: &App, area: Rect, theme: Theme) {
         Body::Unreadable(why) => {
             let mut lines = flow::wrap(&entry.message, width, "", Style::new());
             lines.extend(flow::wrap(
-                &format!("This form cannot be shown here ({why}). d declines, Esc cancels."),
+                &fill(
+                    &tr("This form cannot be shown here ({why}). d declines, Esc cancels."),
+                    &[("why", why)],
+                ),
                 width,
                 "",
                 theme.error(),
@@ -201,7 +223,10 @@ fn status_line(app: &App, theme: Theme) -> Line<'static> {
         return Line::styled(status, theme.error());
     }
     if let Some(entry) = app.current().filter(|e| e.sending) {
-        return Line::raw(format!("Sending the answer to {}...", entry.server()));
+        return Line::raw(fill(
+            &tr("Sending the answer to {server}..."),
+            &[("server", &entry.server())],
+        ));
     }
     if let Some(notice) = app.visible_notice() {
         return Line::raw(notice.to_owned());
@@ -213,33 +238,34 @@ fn status_line(app: &App, theme: Theme) -> Line<'static> {
 }
 
 fn key_bar(app: &App, theme: Theme) -> Line<'static> {
-    let keys: &[(&str, &str)] = match app.current().map(|e| &e.body) {
-        None => &[("q", "quit"), ("F1", "help")],
-        Some(Body::Form(model)) if model.is_confirmation() => &[
-            ("Enter", "accept"),
-            ("d", "decline"),
-            ("Esc", "cancel"),
-            ("?", "help"),
+    // TRANSLATORS: the key bar's words: what a key does, after its name.
+    let keys: Vec<(&str, String)> = match app.current().map(|e| &e.body) {
+        None => vec![("q", tr("quit")), ("F1", tr("help"))],
+        Some(Body::Form(model)) if model.is_confirmation() => vec![
+            ("Enter", tr("accept")),
+            ("d", tr("decline")),
+            ("Esc", tr("cancel")),
+            ("?", tr("help")),
         ],
-        Some(Body::Form(_)) => &[
-            ("Enter", "send"),
-            ("Esc", "cancel"),
-            ("^D", "decline"),
-            ("Tab", "next"),
-            ("Space", "toggle"),
-            ("F1", "help"),
+        Some(Body::Form(_)) => vec![
+            ("Enter", tr("send")),
+            ("Esc", tr("cancel")),
+            ("^D", tr("decline")),
+            ("Tab", tr("next")),
+            ("Space", tr("toggle")),
+            ("F1", tr("help")),
         ],
-        Some(Body::Url(_)) => &[
-            ("Enter", "open..."),
-            ("d", "decline"),
-            ("Esc", "cancel"),
-            ("?", "help"),
+        Some(Body::Url(_)) => vec![
+            ("Enter", tr("open...")),
+            ("d", tr("decline")),
+            ("Esc", tr("cancel")),
+            ("?", tr("help")),
         ],
-        Some(Body::Unreadable(_)) => &[("d", "decline"), ("Esc", "cancel")],
+        Some(Body::Unreadable(_)) => vec![("d", tr("decline")), ("Esc", tr("cancel"))],
     };
     let mut spans = Vec::new();
     for (key, what) in keys {
-        spans.push(Span::styled((*key).to_owned(), theme.key()));
+        spans.push(Span::styled(key.to_owned(), theme.key()));
         spans.push(Span::raw(format!(" {what}  ")));
     }
     Line::from(spans)

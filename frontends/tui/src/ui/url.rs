@@ -1,6 +1,7 @@
 //! The lines of a URL-mode body: the address with its host highlighted.
 
 use elicit_form::UrlView;
+use elicit_i18n::{fill, tr};
 use ratatui::style::Style;
 use ratatui::text::Line;
 
@@ -11,15 +12,15 @@ use super::theme::Theme;
 pub fn url(message: &str, view: &UrlView, width: usize, theme: Theme) -> Vec<Line<'static>> {
     let mut lines = wrap(message, width, "", Style::new());
     lines.push(Line::raw(""));
-    lines.push(Line::raw("The server asks you to open this address:"));
+    lines.push(Line::raw(tr("The server asks you to open this address:")));
     lines.extend(address(view, width, "  ", theme));
     lines.push(Line::from(vec![
-        ratatui::text::Span::raw("  Host: "),
+        ratatui::text::Span::raw(format!("  {} ", tr("Host:"))),
         ratatui::text::Span::styled(view.host.clone(), theme.host()),
     ]));
     if let Some(unicode) = &view.unicode_host {
         lines.extend(wrap(
-            &format!("(reads as {unicode})"),
+            &fill(&tr("(reads as {name})"), &[("name", unicode)]),
             width,
             "        ",
             theme.dim(),
@@ -27,7 +28,7 @@ pub fn url(message: &str, view: &UrlView, width: usize, theme: Theme) -> Vec<Lin
     }
     for warning in &view.warnings {
         lines.extend(wrap(
-            &format!("! Warning: {warning}."),
+            &format!("! {}", fill(&tr("Warning: {warning}."), &[("warning", warning)])),
             width,
             "  ",
             theme.warning(),
@@ -35,8 +36,9 @@ pub fn url(message: &str, view: &UrlView, width: usize, theme: Theme) -> Vec<Lin
     }
     lines.push(Line::raw(""));
     lines.extend(wrap(
-        "Nothing has been opened. Enter asks before opening it in your browser; \
-         d declines, Esc cancels.",
+        &tr(
+            "Nothing has been opened. Enter asks before opening it in your browser; d declines, Esc cancels.",
+        ),
         width,
         "",
         theme.dim(),
