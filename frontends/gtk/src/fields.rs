@@ -51,7 +51,8 @@ impl Mnemonics {
                     if c == '_' {
                         match chars.next() {
                             Some('_') => continue,
-                            next => return next,
+                            // Mnemonics ignore case: Alt+A and Alt+a are one key.
+                            next => return next.map(|c| c.to_lowercase().next().unwrap_or(c)),
                         }
                     }
                 }
