@@ -47,10 +47,10 @@ pub struct Session {
 pub struct Form {
     /// As stored.
     pub record: FormRecord,
-    /// The checked request, parsed once.
+    /// The checked request, parsed once, without its JSON tree
+    /// ([`Elicitation::without_raw`]): `record.request` holds the text,
+    /// which is what front-ends receive.
     pub request: Arc<Elicitation>,
-    /// The request as JSON text, as front-ends receive it.
-    pub request_json: Arc<str>,
     /// Who shows it now, if anyone.
     pub presenter: Option<Presenter>,
     /// Stored and past the policy: only then may it be presented.

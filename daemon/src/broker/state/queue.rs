@@ -203,7 +203,7 @@ impl State {
             .ok_or_else(|| Error::NotFound(format!("no form {id}")))?;
         let previous = form.presenter.take();
         let info = present(form, claimer, &origin);
-        Ok((form.request_json.clone(), info, previous, session_id))
+        Ok((form.record.request.shared(), info, previous, session_id))
     }
 
     /// Presents the head form of each of `sessions` that shows none, to
@@ -255,7 +255,7 @@ impl State {
                 presenter,
                 form: head,
                 session: session_id,
-                request_json: form.request_json.clone(),
+                request_json: form.record.request.shared(),
                 info,
             });
         }
