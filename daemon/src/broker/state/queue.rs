@@ -79,7 +79,7 @@ impl State {
                 owning.queue.push_back(id);
             }
         }
-        self.forms.insert(id, form);
+        self.forms.insert(id, Box::new(form));
     }
 
     /// Takes back a form stored before a restart. Call in id order, so
@@ -96,7 +96,7 @@ impl State {
 
     /// Removes form `id` from its session and from the state.
     pub(crate) fn remove_form(&mut self, id: u64) -> Option<Form> {
-        let form = self.forms.remove(&id)?;
+        let form = *self.forms.remove(&id)?;
         if let Some(session) = self.sessions.get_mut(&form.record.session) {
             session.queue.retain(|f| *f != id);
             session.forms.remove(&id);
