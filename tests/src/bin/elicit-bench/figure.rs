@@ -199,6 +199,11 @@ pub fn report(rows: &[Row]) -> Value {
     Value::Object(out)
 }
 
+/// "ok" or "MISSED" beside a goal.
+pub fn verdict(met: bool, goal: &str) -> String {
+    format!("{} {goal}", if met { "ok" } else { "MISSED" })
+}
+
 #[cfg(test)]
 mod tests {
     use super::key;
@@ -219,9 +224,4 @@ mod tests {
             "floor_d_bus_round_trip_peer_ping"
         );
     }
-}
-
-/// "ok" or "MISSED" beside a goal.
-pub fn verdict(met: bool, goal: &str) -> String {
-    format!("{} {goal}", if met { "ok" } else { "MISSED" })
 }
