@@ -89,13 +89,6 @@ struct Shared {
     durable: Durable,
 }
 
-/// sled's page cache. Its default (1 GiB) keeps every page of the store
-/// resident, though the broker holds what it reads in memory anyway and
-/// reads the store back only at start-up: with 10 000 forms queued that
-/// was megabytes held twice. Pages beyond it are read back from the log
-/// (the kernel's page cache) when an update needs them.
-const CACHE_BYTES: u64 = 4 * 1024 * 1024;
-
 /// The database and the trees the broker uses most.
 #[derive(Debug)]
 struct Handles {
@@ -114,7 +107,6 @@ impl Handles {
             .path(dir)
             .mode(sled::Mode::LowSpace)
             .flush_every_ms(None)
-            .cache_capacity(CACHE_BYTES)
             .open()?;
         Ok(Handles {
             sessions: db.open_tree("sessions")?,
