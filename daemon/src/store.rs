@@ -52,7 +52,9 @@ impl From<StoreError> for elicit_proto::Error {
 }
 
 mod records;
+mod request_text;
 pub use records::{FormRecord, FormState, HistoryRecord, SessionRecord};
+pub use request_text::RequestText;
 
 /// The sled database and its trees.
 #[derive(Debug, Clone)]

@@ -114,6 +114,15 @@ impl Elicitation {
         }
     }
 
+    /// The same elicitation without its JSON tree (`raw` becomes
+    /// `Value::Null`), for a holder that keeps the params as text and needs
+    /// only the checked form: a broker with thousands of forms queued.
+    /// Rules see `raw`, so run them before.
+    pub fn without_raw(mut self) -> Self {
+        self.raw = Value::Null;
+        self
+    }
+
     /// The form, in form mode.
     pub fn form(&self) -> Option<&Form> {
         match &self.mode {

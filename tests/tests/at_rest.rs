@@ -66,6 +66,18 @@ fn distinctive(label: &str) -> String {
     )
 }
 
+/// History holds form `form` once, as delivered.
+async fn assert_delivered_once(broker: &Broker1Proxy<'_>, form: &str) {
+    let history: Vec<Value> =
+        serde_json::from_str(&broker.history(10).await.expect("history")).expect("JSON");
+    let delivered: Vec<&Value> = history
+        .iter()
+        .filter(|h| h["form"].as_u64() == form.parse().ok())
+        .collect();
+    assert_eq!(delivered.len(), 1, "delivered once: {history:?}");
+    assert_eq!(delivered[0]["delivered"], true);
+}
+
 async fn session(bus: &PrivateBus) -> (zbus::Connection, ClientSession) {
     let conn = bus.connect().await;
     let origin = Origin {
@@ -192,12 +204,37 @@ async fn an_unacknowledged_answer_survives_kill_9_and_is_delivered_once() {
     })
     .await;
     assert!(holding(daemon.state_dir(), &secret).is_empty());
-    let history: Vec<Value> =
-        serde_json::from_str(&broker.history(10).await.expect("history")).expect("JSON");
-    let delivered: Vec<&Value> = history
-        .iter()
-        .filter(|h| h["form"].as_u64() == shown.form.parse().ok())
-        .collect();
-    assert_eq!(delivered.len(), 1, "delivered once: {history:?}");
-    assert_eq!(delivered[0]["delivered"], true);
+    assert_delivered_once(&broker, &shown.form).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_content_needs_no_file_and_still_survives_kill_9_once() {
+    usual_umask();
+    let bus = PrivateBus::start();
+    let mut daemon = Daemon::start(&bus, "").await;
+    let mut frontend = TestFrontend::register(&bus, "script", 0).await;
+    let (conn, mut client) = session(&bus).await;
+    let confirm = r#"{"message": "Go?", "requestedSchema": {"type": "object", "properties": {}}}"#;
+    let form = client.submit(confirm, None, None).await.expect("submit");
+    let shown = frontend.next_show().await;
+    frontend
+        .answer(&shown, "accept", json!({}))
+        .await
+        .expect("answer");
+    // `{}` holds nothing typed: sled keeps it, no answer file is made.
+    let answers = daemon.state_dir().join("answers");
+    assert!(!answers.join(&shown.form).exists(), "an answer file for {{}}");
+    daemon.restart().await;
+    let outcome = within("the outcome after the restart", client.wait(&form))
+        .await
+        .expect("outcome");
+    assert_eq!(outcome.action, "accept");
+    assert_eq!(outcome.content, Some(json!({})));
+    let broker = Broker1Proxy::new(&conn).await.expect("proxy");
+    eventually("the answer to be acknowledged", || async {
+        broker.list_forms().await.is_ok_and(|l| l == "[]")
+    })
+    .await;
+    assert_delivered_once(&broker, &shown.form).await;
+    assert!(std::fs::read_dir(&answers).expect("answers").next().is_none());
 }

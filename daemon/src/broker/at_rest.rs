@@ -18,13 +18,25 @@ fn blocking<T>(work: impl FnOnce() -> T) -> T {
     }
 }
 
+/// Whether an answer's content carries no value at all (`{}`), and so
+/// nothing that erasure would have to destroy.
+fn holds_nothing(content: &serde_json::Value) -> bool {
+    content.as_object().is_some_and(|fields| fields.is_empty())
+}
+
 impl Broker {
     /// Writes `record` to sled; an answer's content goes to its own synced
     /// file first, so that sled never holds it and never points to a file
     /// that a crash could have torn. The content is back in `record` on
     /// return.
     pub(crate) fn put_form_private(&self, record: &mut FormRecord) -> Result<Written, Error> {
-        let content = record.answer.as_mut().and_then(|a| a.content.take());
+        // An empty content (a confirmation's accept) holds nothing the
+        // user typed, so sled may keep it: that saves two journal commits
+        // (the file's creation and its erasure) on the commonest answer.
+        let content = record
+            .answer
+            .as_mut()
+            .and_then(|a| a.content.take_if(|c| !holds_nothing(c)));
         let Some(content) = content else {
             return Ok(self.store.put_form(record)?);
         };

@@ -154,6 +154,11 @@ impl Broker {
     /// states only, never contents. Signals go out in order through one
     /// queue.
     pub(crate) fn form_changed(&self, form: u64, session: &str, state: &str, reason: &str) {
+        // Four per form: with nobody watching (the usual case), not even a
+        // wake-up of the sending task.
+        if self.watchers.lock().unwrap_or_else(|p| p.into_inner()).is_empty() {
+            return;
+        }
         let _ = self.events.send(FormEvent {
             form,
             session: session.to_owned(),

@@ -12,7 +12,7 @@ use super::state::{Form, State};
 use super::{Broker, Caller};
 use crate::bus::RequestIface;
 use crate::rules::PolicyVerdict;
-use crate::store::{FormRecord, FormState, now_ms};
+use crate::store::{FormRecord, FormState, RequestText, now_ms};
 
 /// What a submitter may ask for beside the request.
 #[derive(Debug, Clone, Default)]
@@ -59,17 +59,18 @@ impl Broker {
     ) -> Result<String, Error> {
         let origin = self.owned_session_origin(caller, session)?;
         let request = Elicitation::parse_str(request_json, &self.config.limits)?;
+        let text = RequestText::new(request_json).map_err(|e| Error::BadArgument(e.to_string()))?;
         if let Some(sid) = &options.submission_id
             && let Some(existing) = self.submitted(session, sid)
         {
             return Ok(form_path(session, &existing.to_string()));
         }
-        let request = Arc::new(request);
         // A rule's accept gets the schema's defaults like any other answer.
         let verdict = self.run_policy(&request, &origin, session).map(|mut verdict| {
             verdict.answer = verdict.answer.completed(&request);
             verdict
         });
+        let request = Arc::new(request.without_raw());
         let created_ms = now_ms();
         let timeout = options
             .timeout_secs
@@ -93,7 +94,7 @@ impl Broker {
             let mut record = FormRecord {
                 id,
                 session: session.to_owned(),
-                request: request.raw.clone(),
+                request: text,
                 submission_id: options.submission_id,
                 state: FormState::Queued,
                 answer: None,
@@ -109,7 +110,7 @@ impl Broker {
                 record.reason = Some(verdict.reason.clone());
                 record.answered_by = Some(verdict.decided_by.clone());
             }
-            state.admit(live_form(record.clone(), request, request_json));
+            state.admit(live_form(record.clone(), request));
             record
         };
         let id = record.id;
@@ -353,12 +354,12 @@ impl Broker {
     }
 }
 
-/// A form as the in-memory state holds it.
-pub(crate) fn live_form(record: FormRecord, request: Arc<Elicitation>, request_json: &str) -> Form {
+/// A form as the in-memory state holds it: `request` parsed, without its
+/// JSON tree (the record holds the text).
+pub(crate) fn live_form(record: FormRecord, request: Arc<Elicitation>) -> Form {
     Form {
         record,
         request,
-        request_json: Arc::from(request_json),
         presenter: None,
         ready: false,
         passed_by: Vec::new(),

@@ -65,8 +65,9 @@ impl Broker {
         let mut restored = 0;
         let mut acknowledged = Vec::new();
         for mut record in forms {
-            let request_json = record.request.to_string();
-            let request = match Elicitation::from_value(record.request.clone(), &self.config.limits) {
+            let parsed =
+                serde_json::from_str(record.request.as_str()).map_err(|e| Error::Storage(e.to_string()))?;
+            let request = match Elicitation::from_value(parsed, &self.config.limits) {
                 Ok(request) => request,
                 Err(errors) => {
                     // Limits may have shrunk since it was stored; such a form
@@ -83,7 +84,7 @@ impl Broker {
                 let _removed = self.store.remove_form(record.id)?;
                 continue;
             }
-            let form = live_form(record.clone(), Arc::new(request), &request_json);
+            let form = live_form(record.clone(), Arc::new(request.without_raw()));
             if delivered {
                 // Acknowledged and erased just before the crash: it goes
                 // to history, not to its owner a second time.

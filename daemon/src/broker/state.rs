@@ -19,8 +19,10 @@ pub(crate) use queue::{FormLimits, Presentations, Show};
 pub struct State {
     /// Open sessions by id.
     sessions: HashMap<String, Session>,
-    /// Live forms (queued, presented, or answered and not yet delivered).
-    forms: BTreeMap<u64, Form>,
+    /// Live forms (queued, presented, or answered and not yet delivered),
+    /// boxed: a B-tree node holds eleven values and is often half empty,
+    /// and a form inline is some 400 bytes.
+    forms: BTreeMap<u64, Box<Form>>,
     /// Registered front-ends by unique bus name.
     frontends: HashMap<String, Frontend>,
     /// Registrations so far, to order front-ends of equal rank.
@@ -47,10 +49,10 @@ pub struct Session {
 pub struct Form {
     /// As stored.
     pub record: FormRecord,
-    /// The checked request, parsed once.
+    /// The checked request, parsed once, without its JSON tree
+    /// ([`Elicitation::without_raw`]): `record.request` holds the text,
+    /// which is what front-ends receive.
     pub request: Arc<Elicitation>,
-    /// The request as JSON text, as front-ends receive it.
-    pub request_json: Arc<str>,
     /// Who shows it now, if anyone.
     pub presenter: Option<Presenter>,
     /// Stored and past the policy: only then may it be presented.
@@ -138,12 +140,12 @@ pub struct Frontend {
 impl State {
     /// Live form `id`.
     pub fn form(&self, id: &u64) -> Option<&Form> {
-        self.forms.get(id)
+        self.forms.get(id).map(|form| &**form)
     }
 
     /// Every live form, in id (submission) order.
     pub fn forms(&self) -> impl Iterator<Item = &Form> {
-        self.forms.values()
+        self.forms.values().map(|form| &**form)
     }
 
     /// Open session `id`.

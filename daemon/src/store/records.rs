@@ -50,14 +50,15 @@ pub struct FormRecord {
     /// The session it belongs to.
     pub session: String,
     /// The `elicitation/create` params as the server sent them.
-    pub request: serde_json::Value,
+    pub request: super::RequestText,
     /// The submitter's idempotency key, if it gave one.
     pub submission_id: Option<String>,
     /// Where the form is.
     pub state: FormState,
     /// The outcome, while answered but not yet delivered; never copied
-    /// to history. In sled its content is always empty: the content
-    /// lives in an answer file (see `crate::answers`).
+    /// to history. In sled its content is absent or `{}` (which holds
+    /// nothing the user typed): any other content lives in an answer file
+    /// (see `crate::answers`).
     pub answer: Option<Answer>,
     /// The answer's content is in `answers/<id>`, not here.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

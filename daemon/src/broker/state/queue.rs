@@ -79,7 +79,7 @@ impl State {
                 owning.queue.push_back(id);
             }
         }
-        self.forms.insert(id, form);
+        self.forms.insert(id, Box::new(form));
     }
 
     /// Takes back a form stored before a restart. Call in id order, so
@@ -96,7 +96,7 @@ impl State {
 
     /// Removes form `id` from its session and from the state.
     pub(crate) fn remove_form(&mut self, id: u64) -> Option<Form> {
-        let form = self.forms.remove(&id)?;
+        let form = *self.forms.remove(&id)?;
         if let Some(session) = self.sessions.get_mut(&form.record.session) {
             session.queue.retain(|f| *f != id);
             session.forms.remove(&id);
@@ -203,7 +203,7 @@ impl State {
             .ok_or_else(|| Error::NotFound(format!("no form {id}")))?;
         let previous = form.presenter.take();
         let info = present(form, claimer, &origin);
-        Ok((form.request_json.clone(), info, previous, session_id))
+        Ok((form.record.request.shared(), info, previous, session_id))
     }
 
     /// Presents the head form of each of `sessions` that shows none, to
@@ -255,7 +255,7 @@ impl State {
                 presenter,
                 form: head,
                 session: session_id,
-                request_json: form.request_json.clone(),
+                request_json: form.record.request.shared(),
                 info,
             });
         }

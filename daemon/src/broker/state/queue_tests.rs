@@ -36,7 +36,7 @@ fn record(id: u64, session: &str) -> FormRecord {
     FormRecord {
         id,
         session: session.to_owned(),
-        request: serde_json::from_str(FORM).expect("JSON"),
+        request: crate::store::RequestText::new(FORM).expect("JSON"),
         submission_id: None,
         state: FormState::Queued,
         answer: None,
@@ -51,7 +51,7 @@ fn record(id: u64, session: &str) -> FormRecord {
 /// Admits a stored (ready) form.
 fn submit(state: &mut State, id: u64, session: &str) {
     let request = Arc::new(Elicitation::parse_str(FORM, &Limits::default()).expect("valid"));
-    let mut form = live_form(record(id, session), request, FORM);
+    let mut form = live_form(record(id, session), request);
     form.ready = true;
     state.admit(form);
 }
@@ -257,7 +257,7 @@ fn a_restart_puts_presented_forms_back_in_their_queue_in_order() {
     ] {
         let mut record = record(id, "a");
         record.state = stored;
-        state.restore(live_form(record, request.clone(), FORM));
+        state.restore(live_form(record, request.clone()));
     }
     assert_eq!(
         state.sessions["a"].queue,

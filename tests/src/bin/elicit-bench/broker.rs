@@ -9,7 +9,7 @@ use elicit_proto::dbus::{BUS_NAME, Origin};
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, binary};
 use futures_util::future::join_all;
 
-use crate::figure::{Compare, Figure, Row, time};
+use crate::figure::{Compare, Figure, Row, time, verdict};
 
 /// An empty form: a confirmation, the smallest elicitation.
 pub const CONFIRM: &str = r#"{"message": "Go?", "requestedSchema": {"type": "object", "properties": {}}}"#;
@@ -225,6 +225,14 @@ pub async fn rows(bus: &PrivateBus, iterations: usize, sync: &str) -> Vec<Row> {
     let crowded_floor = crowded.p50() * 2 + floors.durable.p50();
     let one_rt_flush = floors.cost(1, 1);
     let spawn_p50 = spawn.p50();
+    // Issue 19 also bounds the tail of the one-session figure.
+    let brokered_p99 = Row::Value {
+        name: named("brokered, 1 session, p99"),
+        unit: "ms",
+        value: crate::figure::ms(brokered.percentile(0.99)),
+        floor: None,
+        goal: verdict(brokered.percentile(0.99) <= Duration::from_millis(2), "≤ 2 ms"),
+    };
     let brokered = [
         Row::latency(brokered, "2 RT + 1 durable write", two_rt_flush, Some(2.0)),
         Row::latency(
@@ -234,6 +242,7 @@ pub async fn rows(bus: &PrivateBus, iterations: usize, sync: &str) -> Vec<Row> {
             Some(2.0),
         ),
         Row::latency(policy, "1 RT + 1 durable write", one_rt_flush, Some(1.5)),
+        brokered_p99,
     ];
     if sync != "full" {
         // Against this run's own floors, but without printing them (or the

@@ -1,4 +1,8 @@
 //! A measured figure, its floor, and the table and JSON they print as.
+//!
+//! The JSON report is one object keyed by each figure's [`key`], a slug of
+//! its name: two runs compare by key (`jq '.brokered_1_session.ratio_p50'`),
+//! so a figure's name is its identity and is not reworded lightly.
 
 use std::time::{Duration, Instant};
 
@@ -104,13 +108,32 @@ impl Row {
     }
 }
 
-/// Prints the table and returns the JSON report.
+/// A figure's key in the JSON report: its name in lower case, every run of
+/// other characters than ASCII letters and digits one `_` (`×` is `x`).
+pub fn key(name: &str) -> String {
+    let mut key = String::with_capacity(name.len());
+    for c in name.chars().map(|c| if c == '×' { 'x' } else { c }) {
+        if c.is_ascii_alphanumeric() {
+            key.push(c.to_ascii_lowercase());
+        } else if !key.is_empty() && !key.ends_with('_') {
+            key.push('_');
+        }
+    }
+    key.trim_end_matches('_').to_owned()
+}
+
+/// Prints the table and returns the JSON report, keyed by [`key`]; two
+/// figures of one key would make the report ambiguous, so that panics.
 pub fn report(rows: &[Row]) -> Value {
     println!(
         "{:<44} {:>10} {:>10}   {:<26} {:>10} {:>7}  goal",
         "figure", "p50", "p99", "floor", "floor", "ratio"
     );
-    let mut out = Vec::new();
+    let mut out = serde_json::Map::new();
+    let mut push = |name: &str, entry: Value| {
+        let previous = out.insert(key(name), entry);
+        assert!(previous.is_none(), "two figures have the key {:?}", key(name));
+    };
     for row in rows {
         match row {
             Row::Timed(figure, compare) => {
@@ -135,12 +158,15 @@ pub fn report(rows: &[Row]) -> Value {
                     ratio,
                     verdict.clone().unwrap_or_default()
                 );
-                out.push(json!({
-                    "figure": figure.name, "samples": figure.samples.len(),
-                    "p50_ms": ms(p50), "p99_ms": ms(p99),
-                    "floor": floor_name, "floor_ms": floor_ms, "ratio_p50": ratio,
-                    "goal_ratio": goal, "goal_met": goal.map(|g| ratio <= g),
-                }));
+                push(
+                    &figure.name,
+                    json!({
+                        "figure": figure.name, "samples": figure.samples.len(),
+                        "p50_ms": ms(p50), "p99_ms": ms(p99),
+                        "floor": floor_name, "floor_ms": floor_ms, "ratio_p50": ratio,
+                        "goal_ratio": goal, "goal_met": goal.map(|g| ratio <= g),
+                    }),
+                );
             }
             Row::Value {
                 name,
@@ -160,17 +186,42 @@ pub fn report(rows: &[Row]) -> Value {
                     "{:<44} {:>7.2} {:<2} {:>10}   {:<26} {:>10.2} {:>7.2}  {}",
                     name, value, unit, "", floor_name, floor_value, ratio, goal
                 );
-                out.push(json!({
-                    "figure": name, "unit": unit, "value": value,
-                    "floor": floor_name, "floor_value": floor_value, "ratio": ratio, "goal": goal,
-                }));
+                push(
+                    name,
+                    json!({
+                        "figure": name, "unit": unit, "value": value,
+                        "floor": floor_name, "floor_value": floor_value, "ratio": ratio, "goal": goal,
+                    }),
+                );
             }
         }
     }
-    Value::Array(out)
+    Value::Object(out)
 }
 
 /// "ok" or "MISSED" beside a goal.
 pub fn verdict(met: bool, goal: &str) -> String {
     format!("{} {goal}", if met { "ok" } else { "MISSED" })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key;
+
+    #[test]
+    fn keys_are_slugs_of_names() {
+        assert_eq!(key("brokered, 1 session"), "brokered_1_session");
+        assert_eq!(
+            key("enqueue 1000 sessions × 10 forms"),
+            "enqueue_1000_sessions_x_10_forms"
+        );
+        assert_eq!(
+            key("brokered, 1 session (sync = process-crash)"),
+            "brokered_1_session_sync_process_crash"
+        );
+        assert_eq!(
+            key("floor: D-Bus round trip (Peer.Ping)"),
+            "floor_d_bus_round_trip_peer_ping"
+        );
+    }
 }

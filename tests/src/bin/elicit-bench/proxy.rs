@@ -319,7 +319,11 @@ async fn bulk_round(host: &mut Host) -> Duration {
 /// front-end; the Python host times each call itself.
 async fn callback(bus: &PrivateBus, iterations: usize) -> Vec<Row> {
     eprintln!("elicit-bench: proxy: Python host callback against the broker");
-    let floors = Floors::measure(&bus.connect().await, iterations).await;
+    let mut floors = Floors::measure(&bus.connect().await, iterations).await;
+    // Measured again on this section's bus: named apart from the broker
+    // section's, so that each keeps its own key in the JSON report.
+    floors.round_trip.name = "floor: D-Bus round trip, book run".into();
+    floors.durable.name = "floor: durable write, book run".into();
     let answering = answer_book(bus).await;
     let server = python("elicit_server.py");
     let through = proxied(bus, &server);
