@@ -92,7 +92,12 @@ impl TestFrontend {
             .await
             .expect("broker proxy");
         let path = ObjectPath::try_from("/test/frontend").expect("path");
-        broker.register_frontend(&path, options).await.expect("register");
+        within(
+            "RegisterFrontend to reply",
+            broker.register_frontend(&path, options),
+        )
+        .await
+        .expect("register");
         TestFrontend { conn, broker, events }
     }
 

@@ -289,7 +289,9 @@ async fn a_form_past_its_deadline_is_cancelled_with_reason_timeout() {
     let (_conn, mut client) = session(&bus, "slow").await;
     let form = client.submit(NAME_FORM, Some(1), None).await.expect("submit");
     let shown = frontend.next_show().await;
-    let outcome = client.wait(&form).await.expect("outcome");
+    let outcome = within("the timeout's outcome", client.wait(&form))
+        .await
+        .expect("outcome");
     assert_eq!(
         (outcome.action.as_str(), outcome.reason.as_str()),
         ("cancel", "timeout")

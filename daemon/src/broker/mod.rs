@@ -68,6 +68,10 @@ pub struct Broker {
     /// Undelivered answers' contents, kept out of sled.
     answers: AnswerFiles,
     conn: Connection,
+    /// The bus daemon, asked for every new caller's credentials: built
+    /// once and without a property cache (which would cost an `AddMatch`
+    /// and a `GetAll` per proxy, on the path of a caller's first call).
+    dbus: zbus::fdo::DBusProxy<'static>,
     own_uid: u32,
     state: Mutex<State>,
     callers: Mutex<HashMap<String, Caller>>,
@@ -118,7 +122,10 @@ impl Broker {
             .unique_name()
             .ok_or_else(|| Error::BadArgument("the bus gave this connection no name".into()))?
             .to_owned();
-        let dbus = zbus::fdo::DBusProxy::new(&conn).await?;
+        let dbus = zbus::fdo::DBusProxy::builder(&conn)
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await?;
         let own_uid = dbus
             .get_connection_unix_user(own_name.as_ref().into())
             .await
@@ -138,6 +145,7 @@ impl Broker {
             store,
             answers,
             conn,
+            dbus,
             own_uid,
             state: Mutex::new(State::default()),
             callers: Mutex::new(HashMap::new()),
@@ -186,8 +194,8 @@ impl Broker {
         let caller = match cached {
             Some(caller) => caller,
             None => {
-                let dbus = zbus::fdo::DBusProxy::new(&self.conn).await?;
-                let credentials = dbus
+                let credentials = self
+                    .dbus
                     .get_connection_credentials(sender.as_ref().into())
                     .await
                     .map_err(zbus::Error::from)?;
