@@ -18,7 +18,7 @@ pub mod ssh;
 mod tmux;
 mod xvfb;
 
-pub use ask::{ask, asker_name, printed};
+pub use ask::{ASKER_FLAGS, ask, ask_through_socket, asker_name, printed};
 pub use bus::PrivateBus;
 pub use daemon::Daemon;
 pub use frontend::{Event, Shown, TestFrontend};

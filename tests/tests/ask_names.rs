@@ -13,14 +13,7 @@ async fn the_options_name_the_server_the_host_and_the_icon() {
     let bus = PrivateBus::start();
     let _daemon = Daemon::start(&bus, "").await;
     let mut frontend = TestFrontend::register(&bus, "test", 10).await;
-    let flags = [
-        "--server",
-        "deployer",
-        "--host",
-        "release script",
-        "--icon",
-        "utilities-terminal",
-    ];
+    let flags = elicit_tests::ASKER_FLAGS;
     let asked = ask(&bus, "Deploy?", CONFIRM, &flags);
     let shown = frontend.next_show().await;
     assert_eq!(shown.server.as_deref(), Some("deployer"));

@@ -3,14 +3,15 @@
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 use elicit_proto::dbus::Broker1Proxy;
 use elicit_tests::home::owner_pid;
 use elicit_tests::mcp::{Host, text_of};
 use elicit_tests::ssh::{Sshd, required};
 use elicit_tests::which;
-use elicit_tests::{Daemon, PrivateBus, TestFrontend, binary, eventually, is_root, within};
+use elicit_tests::{
+    Daemon, PrivateBus, TestFrontend, ask_through_socket, binary, eventually, is_root, within,
+};
 use serde_json::{Value, json};
 
 /// A daemon on a private bus with its asker socket at a path of the test's.
@@ -36,21 +37,12 @@ async fn the_asker_socket_serves_asking_and_refuses_everything_else() {
     assert_eq!(mode(socket.parent().expect("folder")), 0o700);
 
     // Asking works: `elicit ask` through the socket, answered on the bus.
-    let schema = bus.dir().join("schema.json");
-    std::fs::write(
-        &schema,
+    let ask = ask_through_socket(
+        &bus,
+        &socket,
+        "From afar?",
         r#"{"type":"object","properties":{"note":{"type":"string"}}}"#,
-    )
-    .expect("schema");
-    let ask = tokio::process::Command::new(binary("elicit"))
-        .arg("--asker-socket")
-        .arg(&socket)
-        .args(["ask", "--message", "From afar?", "--schema"])
-        .arg(&schema)
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("elicit ask");
+    );
     let shown = frontend.next_show().await;
     assert_eq!(shown.request["message"], "From afar?");
     // The form is marked as remote for rules and front-ends.
@@ -64,10 +56,7 @@ async fn the_asker_socket_serves_asking_and_refuses_everything_else() {
         .answer(&shown, "accept", json!({"note": "hi"}))
         .await
         .expect("answer");
-    let out = within("elicit ask to finish", ask.wait_with_output())
-        .await
-        .expect("ask");
-    let printed: Value = serde_json::from_slice(&out.stdout).expect("ask JSON");
+    let (printed, _) = elicit_tests::printed(ask).await;
     assert_eq!(printed, json!({"action": "accept", "content": {"note": "hi"}}));
 
     // Everything but asking is refused: the broker's other methods and
@@ -319,21 +308,12 @@ async fn a_connection_to_the_socket_systemd_holds_starts_the_daemon_which_leaves
     eventually("the socket to be held", || std::future::ready(socket.exists())).await;
     assert_eq!(owner_pid(&bus).await, None, "no daemon runs before a connection");
 
-    let schema = bus.dir().join("schema.json");
-    std::fs::write(
-        &schema,
+    let ask = ask_through_socket(
+        &bus,
+        &socket,
+        "Woken by a remote agent?",
         r#"{"type":"object","properties":{"ok":{"type":"boolean"}}}"#,
-    )
-    .expect("schema");
-    let ask = tokio::process::Command::new(binary("elicit"))
-        .arg("--asker-socket")
-        .arg(&socket)
-        .args(["ask", "--message", "Woken by a remote agent?", "--schema"])
-        .arg(&schema)
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("elicit ask");
+    );
     // The connection started the daemon, in the process that held the socket.
     let pid = within("the daemon to start and own its name", async {
         loop {
@@ -352,10 +332,7 @@ async fn a_connection_to_the_socket_systemd_holds_starts_the_daemon_which_leaves
         .answer(&shown, "accept", json!({"ok": true}))
         .await
         .expect("answer");
-    let out = within("elicit ask to finish", ask.wait_with_output())
-        .await
-        .expect("ask");
-    let printed: Value = serde_json::from_slice(&out.stdout).expect("ask JSON");
+    let (printed, _) = elicit_tests::printed(ask).await;
     assert_eq!(printed, json!({"action": "accept", "content": {"ok": true}}));
 
     // Idle again, it exits, and the socket systemd holds stays.

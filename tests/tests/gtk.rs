@@ -710,14 +710,7 @@ async fn a_right_to_left_language_mirrors_the_window() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_title_and_icon_are_the_askers() {
     let desktop = Desktop::start().await;
-    let flags = [
-        "--server",
-        "deployer",
-        "--host",
-        "release script",
-        "--icon",
-        "utilities-terminal",
-    ];
+    let flags = elicit_tests::ASKER_FLAGS;
     let asked = ask(&desktop.bus, "Deploy now?", SCHEMA, &flags);
     let tree = desktop.wait_for(&["Deploy now?", "Icon of deployer"]).await;
     assert!(

@@ -410,14 +410,7 @@ async fn the_notification_speaks_german_and_french() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_summary_names_the_asker() {
     let desk = desk().await;
-    let flags = [
-        "--server",
-        "deployer",
-        "--host",
-        "release script",
-        "--icon",
-        "utilities-terminal",
-    ];
+    let flags = elicit_tests::ASKER_FLAGS;
     let asked = elicit_tests::ask(&desk.bus, "Deploy now?", CONFIRM, &flags);
     desk.dunst.wait_displayed(&desk.conn, 1).await;
     let menu = desk.dunst.choose("decline").await;
