@@ -316,6 +316,10 @@ impl ClientSession {
                 if let Ok(Err(error)) = tokio::time::timeout(POKE_PATIENCE, ping).await {
                     tracing::debug!(%error, "the broker could not be started");
                 }
+                // Called again until an owner comes: a daemon started while
+                // the one before still held the state directory may have
+                // given up. The name's return clears this.
+                self.poke_at = Some(tokio::time::Instant::now() + POKE_AFTER);
             }
         }
         Ok(())
