@@ -37,11 +37,13 @@ pub mod appearance;
 pub mod bus;
 pub mod fields;
 mod geometry;
+pub mod mnemonics;
 pub mod opener;
 pub mod queue;
 pub mod reasons;
 pub mod url;
 mod window;
+mod wiring;
 
 use std::path::PathBuf;
 
