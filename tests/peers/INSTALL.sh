@@ -13,8 +13,10 @@
 #           conformance tests say they skipped (or fail under CI).
 #           package-lock.json pins them all. Beware: `npx` in node/ puts
 #           node_modules/.bin first on PATH, where `node` is then Node 22.
-#   python/ the `mcp` package and fastmcp (its stdio-to-HTTP bridge for the
-#           conformance scenario) from PyPI, into python/site (PYTHONPATH)
+#   python/ the `mcp` package, fastmcp (its stdio-to-HTTP bridge for the
+#           conformance scenario) and jeepney (pure-Python D-Bus: the
+#           conformance host claims URL forms to read their URL) from PyPI,
+#           into python/site (PYTHONPATH)
 #   OpenSSH (Debian packages, as root) for the ssh -R test
 #
 # Needs node 18+ with npm, and python3 (3.10+) with pip. Run from anywhere.

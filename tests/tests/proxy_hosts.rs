@@ -9,7 +9,6 @@
 //! and the scripted fake server.
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use elicit_tests::http::client_scenario;
