@@ -1,0 +1,1 @@
+//! `elicit proxy --url` (being written).
