@@ -102,7 +102,7 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     options.exit_grace = Duration::from_millis(args.exit_grace_ms);
     let code = match &args.url {
         Some(url) => {
-            let remote = bridge(url, &args.headers, &args.header_file, &args.header_env)?;
+            let remote = bridge(url, &args, options.max_line_bytes)?;
             let ends = remote.into_ends(
                 proxy::stdio::host_input(),
                 proxy::stdio::host_output(),
@@ -119,15 +119,17 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
 }
 
 /// The Streamable HTTP transport to `url`, with the user's extra headers.
-fn bridge(url: &url::Url, headers: &[String], files: &[String], env: &[String]) -> anyhow::Result<Remote> {
+/// One message from the server is capped as one line from a command is.
+fn bridge(url: &url::Url, args: &Args, max_message_bytes: usize) -> anyhow::Result<Remote> {
     let mut options = bridge::Options::new(url.clone());
-    for line in headers {
+    options.max_message_bytes = max_message_bytes;
+    for line in &args.headers {
         bridge::extra::add(&mut options.headers, line)?;
     }
-    for file in files {
+    for file in &args.header_file {
         bridge::extra::add_file(&mut options.headers, file)?;
     }
-    for spec in env {
+    for spec in &args.header_env {
         bridge::extra::add_env(&mut options.headers, spec)?;
     }
     let http = bridge::http_client()?;

@@ -12,12 +12,12 @@ use crate::auth::AuthError;
 #[derive(Debug, thiserror::Error)]
 pub enum BridgeError {
     /// No HTTP exchange at all (refused, reset, TLS, a refused redirect).
-    #[error("cannot reach {url}: {source}")]
+    #[error("cannot reach {url}: {reason}")]
     Unreachable {
         /// The server's address, without query or credentials.
         url: String,
-        /// Why (the address stripped from it too).
-        source: reqwest::Error,
+        /// Why, with every cause (a refused redirect says which host).
+        reason: String,
     },
     /// The server answered with an error status.
     #[error("the server answered HTTP {status}{detail}")]
@@ -73,9 +73,16 @@ impl BridgeError {
     /// A failure to exchange with `url`, without the address inside the
     /// error (it may carry a query with a key).
     pub fn unreachable(url: &url::Url, source: reqwest::Error) -> BridgeError {
+        let source = source.without_url();
+        let mut reason = source.to_string();
+        let mut cause = std::error::Error::source(&source);
+        while let Some(error) = cause {
+            reason = format!("{reason}: {error}");
+            cause = error.source();
+        }
         BridgeError::Unreachable {
             url: super::shown(url),
-            source: source.without_url(),
+            reason,
         }
     }
 }

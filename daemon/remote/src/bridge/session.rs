@@ -236,7 +236,7 @@ impl Session {
     /// Fails request `id` with `error`, unless it was answered meanwhile.
     pub async fn fail(&self, id: &Value, error: &BridgeError) {
         if self.state().waiting.remove(&id.to_string()).is_some() {
-            tracing::warn!(%error, "a request to the remote server failed");
+            tracing::debug!(%error, "a request to the remote server failed");
             let _ = self.lines.send(Ok(error.to_line(id))).await;
         }
     }
