@@ -1,13 +1,15 @@
 //! The relay: starts the server, pumps both streams, and ends with it.
 
+use std::future::Future;
 use std::io::IoSlice;
 use std::os::fd::AsFd;
 use std::path::Path;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use elicit_proto::dbus::Origin;
 use rustix::process::Signal;
-use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -20,7 +22,7 @@ use super::framing::LineReader;
 use super::outbox::{Out, Outbox, Peer, Writer};
 use super::server::Server;
 use super::state::{Ctx, State};
-use super::stdio;
+use super::stdio::{self, HostInput, HostOutput};
 use super::{Options, ProxyError};
 
 /// Bytes read from a peer at once: a pipe holds 64 KiB, so a large result
@@ -39,27 +41,95 @@ const WRITE_BATCH_LINES: usize = 512;
 /// How long shutdown waits for the host writer and the broker session.
 const SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Runs the proxy until the server exits; returns the server's exit code
-/// (128 + signal when a signal ended it), which the proxy should exit
-/// with.
-pub async fn run(options: Options) -> Result<i32, ProxyError> {
-    let (mut server, (server_in, server_out)) = Server::spawn(&options.command)?;
+/// The two peers of one relay, whatever carries them.
+pub struct Ends {
+    /// Lines from the host.
+    pub host_input: HostInput,
+    /// Lines for the host.
+    pub host_output: HostOutput,
+    /// Lines for the server.
+    pub server_input: Box<dyn AsyncWrite + Send + Unpin>,
+    /// Lines from the server.
+    pub server_output: Box<dyn AsyncRead + Send + Unpin>,
+    /// The server's life: a process group, or a transport's task.
+    pub server: Server,
+    /// Who asks, as forms will name it until the peers name themselves.
+    pub origin: Origin,
+    /// Resolves when whoever runs the relay wants it to end as if the host
+    /// had left (a signal, a closed HTTP session).
+    pub stop: Stop,
+}
 
+/// Runs the proxy in front of `options.command` on the proxy's own stdio
+/// until the server exits; returns the server's exit code (128 + signal
+/// when a signal ended it), which the proxy should exit with.
+pub async fn run(options: Options) -> Result<i32, ProxyError> {
+    let (server, (server_in, server_out)) = Server::spawn(&options.command)?;
     stdio::widen(server_out.as_fd());
-    let origin = Arc::new(Mutex::new(initial_origin(&options.command)));
+    let stop = stop_on_signals()?;
+    let ends = Ends {
+        host_input: stdio::host_input(),
+        host_output: stdio::host_output(),
+        server_input: Box::new(server_in),
+        server_output: Box::new(server_out),
+        server,
+        origin: command_origin(&options.command),
+        stop,
+    };
+    run_with(options, ends).await
+}
+
+/// Resolves on TERM, HUP or INT: a host that stops the proxy with a
+/// signal gets the same orderly end as one that closes its input, so the
+/// server is not left behind.
+pub fn stop_on_signals() -> Result<Stop, ProxyError> {
+    let install = |kind| {
+        signal(kind).map_err(|source| ProxyError::Io {
+            what: "installing a signal handler",
+            source,
+        })
+    };
+    let mut terminate = install(SignalKind::terminate())?;
+    let mut hangup = install(SignalKind::hangup())?;
+    let mut interrupt = install(SignalKind::interrupt())?;
+    Ok(Box::pin(async move {
+        tokio::select! {
+            _ = terminate.recv() => {},
+            _ = hangup.recv() => {},
+            _ = interrupt.recv() => {},
+        }
+    }))
+}
+
+/// What ends a relay as if the host had left.
+pub type Stop = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// Runs one relay between `ends` until the server has ended; returns its
+/// exit code.
+pub async fn run_with(options: Options, ends: Ends) -> Result<i32, ProxyError> {
+    let Ends {
+        host_input,
+        host_output,
+        server_input,
+        server_output,
+        mut server,
+        origin,
+        mut stop,
+    } = ends;
+    let origin = Arc::new(Mutex::new(origin));
     let (broker, broker_task) = Broker::start(options.bus.clone(), origin.clone());
     let (host_tx, host_rx) = mpsc::unbounded_channel();
     let (server_tx, server_rx) = mpsc::unbounded_channel();
     let (host_backlog, server_backlog) = (Arc::new(Backlog::default()), Arc::new(Backlog::default()));
     let buffers = Buffers::default();
     let host_writer = tokio::spawn(write_lines(
-        stdio::host_output(),
+        host_output,
         host_rx,
         host_backlog.clone(),
         buffers.clone(),
     ));
     let server_writer = tokio::spawn(write_lines(
-        server_in,
+        server_input,
         server_rx,
         server_backlog.clone(),
         buffers.clone(),
@@ -75,29 +145,18 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
         options: Arc::new(options),
     };
 
-    let signal = |kind| {
-        signal(kind).map_err(|source| ProxyError::Io {
-            what: "installing a signal handler",
-            source,
-        })
-    };
     let cap = ctx.options.max_line_bytes;
     let grace = ctx.options.exit_grace;
-    let mut from_host = LineReader::new(BufReader::with_capacity(READ_BUFFER, stdio::host_input()), cap)
-        .recycling(buffers.clone());
+    let mut from_host =
+        LineReader::new(BufReader::with_capacity(READ_BUFFER, host_input), cap).recycling(buffers.clone());
     let mut from_server =
-        LineReader::new(BufReader::with_capacity(READ_BUFFER, server_out), cap).recycling(buffers);
+        LineReader::new(BufReader::with_capacity(READ_BUFFER, server_output), cap).recycling(buffers);
     let mut host_open = true;
     let mut server_open = true;
     let mut status = None;
     let mut ending = Ending::Running;
     let timer = tokio::time::sleep(std::time::Duration::MAX);
     tokio::pin!(timer);
-    // A host that stops the proxy with a signal gets the same orderly end
-    // as one that closes its input: the server is not left behind.
-    let mut terminate = signal(SignalKind::terminate())?;
-    let mut hangup = signal(SignalKind::hangup())?;
-    let mut interrupt = signal(SignalKind::interrupt())?;
     // Ends when the server has exited and its output is drained: a process
     // it started may still hold that output, which the escalation ends.
     while status.is_none() || server_open {
@@ -128,13 +187,7 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
                     }
                 }
             },
-            _ = async {
-                tokio::select! {
-                    _ = terminate.recv() => {},
-                    _ = hangup.recv() => {},
-                    _ = interrupt.recv() => {},
-                }
-            }, if host_open => host_left = true,
+            () = &mut stop, if host_open => host_left = true,
             exited = server.exited(), if status.is_none() => {
                 status = Some(exited?);
                 // The command the host started is gone; what it started
@@ -212,7 +265,8 @@ enum Ending {
     Killed,
 }
 
-fn initial_origin(command: &[String]) -> Origin {
+/// The origin of a server the proxy starts as `command`.
+pub fn command_origin(command: &[String]) -> Origin {
     // The server's own name arrives with its first result; until then the
     // program's file name stands in for it.
     let server = command

@@ -63,6 +63,15 @@ impl Server {
         Ok((Server { group, exited }, (stdin, stdout)))
     }
 
+    /// A server the proxy reaches through a transport of its own (HTTP)
+    /// rather than a process: it has no group, so signals go nowhere, and
+    /// it has ended when the transport reports so through the returned
+    /// [`Ended`].
+    pub fn remote() -> (Server, Ended) {
+        let (status, exited) = oneshot::channel();
+        (Server { group: None, exited }, Ended(status))
+    }
+
     /// Resolves when the group's leader (the command the proxy started)
     /// has exited; call again only before it resolved.
     pub async fn exited(&mut self) -> Result<ExitStatus, ProxyError> {
@@ -125,6 +134,18 @@ impl Server {
             eprintln!("elicit proxy: processes the server started did not end on TERM; killing them");
             self.signal(Signal::KILL);
         }
+    }
+}
+
+/// How a transport tells its relay that the server it stands for ended.
+#[derive(Debug)]
+pub struct Ended(oneshot::Sender<std::io::Result<ExitStatus>>);
+
+impl Ended {
+    /// The server ended with `code`, which the relay returns.
+    pub fn with_code(self, code: u8) {
+        use std::os::unix::process::ExitStatusExt;
+        let _ = self.0.send(Ok(ExitStatus::from_raw(i32::from(code) << 8)));
     }
 }
 

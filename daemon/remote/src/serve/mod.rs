@@ -1,0 +1,1 @@
+//! `elicit serve` (being written).
