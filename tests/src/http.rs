@@ -86,8 +86,15 @@ pub async fn start_on_port(program: &[String], port: u16) -> Listening {
 /// tests/peers/python/http_server.py on a port of its choosing: the tools of
 /// elicit_server.py (book, two_step, legacy_ask) and `sign_in`, in both eras.
 pub async fn python_http_server() -> Option<Listening> {
+    python_http_server_on(0, &[]).await
+}
+
+/// tests/peers/python/http_server.py on `port` (0: any), with `flags`
+/// (`--resumable`).
+pub async fn python_http_server_on(port: u16, flags: &[&str]) -> Option<Listening> {
     let mut program = python("http_server.py")?;
-    program.push("0".into());
+    program.push(port.to_string());
+    program.extend(flags.iter().map(|f| f.to_string()));
     let mut child = command(&program)
         .stdout(Stdio::piped())
         .spawn()
@@ -305,5 +312,52 @@ mod tests {
         assert_eq!((old.passed, old.failed, old.warnings), (5, 0, 0));
         assert_eq!(counts("no summary"), None);
         assert_eq!(without_colours("\u{1b}[31mFAILURE\u{1b}[0m"), "FAILURE");
+    }
+}
+
+/// tests/peers/python/cutter.py in front of `port`: a TCP relay whose open
+/// connections [`Cutter::cut`] drops, as a failing network would.
+pub struct Cutter {
+    child: Child,
+    lines: Lines<BufReader<ChildStdout>>,
+    /// The relay's address, with `/mcp`.
+    pub url: String,
+}
+
+impl Cutter {
+    /// Starts the relay to `127.0.0.1:port`.
+    pub async fn start(port: u16) -> Cutter {
+        let mut child = Command::new("python3")
+            .arg(peers().join("python/cutter.py"))
+            .arg(port.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("cutter.py starts");
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let line = within("cutter.py to listen", lines.next_line())
+            .await
+            .expect("read")
+            .expect("a line");
+        let own = line.strip_prefix("listening on ").expect("its port").to_owned();
+        Cutter {
+            child,
+            lines,
+            url: format!("http://127.0.0.1:{own}/mcp"),
+        }
+    }
+
+    /// Drops every connection open now; how many there were.
+    pub async fn cut(&mut self) -> usize {
+        use tokio::io::AsyncWriteExt;
+        let stdin = self.child.stdin.as_mut().expect("stdin");
+        stdin.write_all(b"cut\n").await.expect("write");
+        stdin.flush().await.expect("flush");
+        let line = within("cutter.py to cut", self.lines.next_line())
+            .await
+            .expect("read")
+            .expect("a line");
+        line.trim_start_matches("cut ").parse().expect("a count")
     }
 }

@@ -1,7 +1,11 @@
 """The tools of elicit_server.py (book, two_step, legacy_ask) over Streamable
 HTTP, in both protocol eras at once, plus a URL-mode tool (`sign_in`).
 
-    python3 http_server.py [PORT]        (PORT 0, the default: any free one)
+    python3 http_server.py [PORT] [--resumable]   (PORT 0, the default: any free one)
+
+With `--resumable` it keeps every event it sends (in memory) and gives each
+an id and a 100 ms `retry`, so that a client whose stream dropped resumes
+it with `Last-Event-ID` (the 2025 eras' resumability).
 
 Once it accepts connections it prints one line to stdout, flushed:
 
@@ -49,6 +53,7 @@ import uvicorn
 from mcp_types import ElicitRequestURLParams
 
 from mcp.server.mcpserver import Context
+from mcp.server.streamable_http import EventMessage, EventStore
 from mcp.shared.exceptions import UrlElicitationRequiredError
 
 # The stdio server's tools, registered on its MCPServer; this script's folder
@@ -77,14 +82,39 @@ async def sign_in(ctx: Context, error: bool = False) -> str:
     return f"sign in: {result.action}"
 
 
-async def main(port: int) -> None:
+class MemoryEventStore(EventStore):
+    """Every event of every stream, in order, for replay after a drop."""
+
+    def __init__(self):
+        self.events = []  # (event id, stream id, message or None)
+
+    async def store_event(self, stream_id, message):
+        event_id = str(len(self.events) + 1)
+        self.events.append((event_id, stream_id, message))
+        return event_id
+
+    async def replay_events_after(self, last_event_id, send_callback):
+        index = next((i for i, e in enumerate(self.events) if e[0] == last_event_id), None)
+        if index is None:
+            return None
+        stream_id = self.events[index][1]
+        for event_id, stream, message in self.events[index + 1 :]:
+            if stream == stream_id and message is not None:
+                await send_callback(EventMessage(message, event_id))
+        return stream_id
+
+
+async def main(port: int, resumable: bool) -> None:
     # The SDK logs every session at INFO; a test's output needs none of it.
     logging.getLogger("mcp").setLevel(logging.WARNING)
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", port))
     port = listener.getsockname()[1]
-    app = server.streamable_http_app(host="127.0.0.1")
+    if resumable:
+        app = server.streamable_http_app(host="127.0.0.1", event_store=MemoryEventStore(), retry_interval=100)
+    else:
+        app = server.streamable_http_app(host="127.0.0.1")
     config = uvicorn.Config(app, log_level="warning")
     http = uvicorn.Server(config)
     async with anyio.create_task_group() as tasks:
@@ -97,4 +127,5 @@ async def main(port: int) -> None:
 
 
 if __name__ == "__main__":
-    anyio.run(main, int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+    numbers = [a for a in sys.argv[1:] if a.isdigit()]
+    anyio.run(main, int(numbers[0]) if numbers else 0, "--resumable" in sys.argv)

@@ -29,6 +29,11 @@ impl Outgoing {
         Outgoing { body, value }
     }
 
+    /// The message as sent.
+    pub fn body(&self) -> &Bytes {
+        &self.body
+    }
+
     /// The parsed message.
     pub fn value(&self) -> &Value {
         &self.value
@@ -81,17 +86,14 @@ pub async fn send(session: Arc<Session>, message: Outgoing) {
         .waits_for_answer()
         .then(|| message.value.get("id").cloned())
         .flatten();
-    let sent = session
-        .execute(|| {
-            session
-                .request(Method::POST, Some(&message))
-                .body(message.body.clone())
-        })
-        .await;
-    let outcome = match sent {
-        Ok(response) => answer(&session, response, id.as_ref(), message.is_initialize()).await,
-        Err(error) => Err(error),
-    };
+    let in_use = session.session_id();
+    let mut outcome = attempt(&session, &message, id.as_ref()).await;
+    if matches!(outcome, Err(BridgeError::SessionExpired)) {
+        outcome = match session.renew(in_use).await {
+            Ok(()) => attempt(&session, &message, id.as_ref()).await,
+            Err(error) => Err(error),
+        };
+    }
     match (outcome, &id) {
         (Err(error), Some(id)) => session.fail(id, &error).await,
         (Err(error), None) => session.warn("a message could not be delivered", &error),
@@ -101,6 +103,18 @@ pub async fn send(session: Arc<Session>, message: Outgoing) {
         }
         (Ok(()), _) => {}
     }
+}
+
+/// Sends `message` once and reads its answer.
+async fn attempt(session: &Session, message: &Outgoing, id: Option<&Value>) -> Result<(), BridgeError> {
+    let response = session
+        .execute(|| {
+            session
+                .request(Method::POST, Some(message))
+                .body(message.body.clone())
+        })
+        .await?;
+    answer(session, response, id, message.is_initialize()).await
 }
 
 /// Reads the answer to one POST.
@@ -163,8 +177,25 @@ async fn refusal(session: &Session, response: Response) -> BridgeError {
 /// ends before it is resumed with `Last-Event-ID` after the server's
 /// `retry`, as often as the options allow (2025 eras).
 async fn follow(session: &Session, response: Response, id: Option<&Value>) -> Result<(), BridgeError> {
+    let mut asked = Vec::new();
+    let followed = follow_asking(session, response, id, &mut asked).await;
+    if followed.is_err() {
+        session.abandon(&asked).await;
+    }
+    followed
+}
+
+/// [`follow`], gathering the ids of the requests the server made on the
+/// stream into `asked`.
+async fn follow_asking(
+    session: &Session,
+    response: Response,
+    id: Option<&Value>,
+    asked: &mut Vec<Value>,
+) -> Result<(), BridgeError> {
     let key = id.map(Value::to_string);
     let mut end = relay_events(session, response, key.as_deref()).await;
+    asked.append(&mut end.asked);
     let mut resumes = 0;
     loop {
         let Some(key) = &key else {
@@ -198,11 +229,13 @@ async fn follow(session: &Session, response: Response, id: Option<&Value>) -> Re
         if !response.status().is_success() {
             return Err(refusal(session, response).await);
         }
-        let resumed = relay_events(session, response, Some(key)).await;
+        let mut resumed = relay_events(session, response, Some(key)).await;
+        asked.append(&mut resumed.asked);
         end = StreamEnd {
             last_event: resumed.last_event.or(end.last_event),
             retry: resumed.retry.or(end.retry),
             error: resumed.error,
+            asked: Vec::new(),
         };
     }
 }
@@ -216,6 +249,8 @@ pub struct StreamEnd {
     pub retry: Option<Duration>,
     /// Why it ended, when not by the server closing it.
     pub error: Option<BridgeError>,
+    /// Ids of the requests the server made on it.
+    pub asked: Vec<Value>,
 }
 
 /// Relays each event's message until the stream ends or, when `awaited`
@@ -245,6 +280,9 @@ pub async fn relay_events(session: &Session, response: Response, awaited: Option
         match body::messages(data.as_bytes()) {
             Ok(lines) => {
                 for line in lines {
+                    if let Some(id) = request_id(&line) {
+                        end.asked.push(id);
+                    }
                     session.deliver(line).await;
                 }
             }
@@ -255,4 +293,17 @@ pub async fn relay_events(session: &Session, response: Response, awaited: Option
         }
     }
     end
+}
+
+/// The id of a request (not a response, not a notification).
+fn request_id(line: &[u8]) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(default)]
+        id: Option<Value>,
+        #[serde(default, borrow)]
+        method: Option<&'a str>,
+    }
+    let head: Head<'_> = serde_json::from_slice(line).ok()?;
+    head.method.and(head.id)
 }

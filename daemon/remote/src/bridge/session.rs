@@ -1,15 +1,15 @@
 //! What one connection to a remote server remembers, behind one lock that
 //! only this file takes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
 
 use bytes::Bytes;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde::Deserialize;
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::era::{self, Era, ParamHeaders};
@@ -30,6 +30,9 @@ pub struct Session {
     auth: Auth,
     lines: mpsc::Sender<std::io::Result<Bytes>>,
     state: Mutex<State>,
+    /// Held while a lost session is replaced, so that requests failing
+    /// together open one new session, not one each.
+    renewal: tokio::sync::Mutex<()>,
 }
 
 #[derive(Default)]
@@ -43,6 +46,11 @@ struct State {
     waiting: HashMap<String, String>,
     /// `x-mcp-header` marks of each tool, from `tools/list`.
     marks: HashMap<String, ParamHeaders>,
+    /// The host's `initialize`, as sent: a lost session is opened again
+    /// with it.
+    handshake: Option<Bytes>,
+    /// Requests of the server (id keys) the relay has not answered yet.
+    server_requests: HashSet<String>,
 }
 
 /// Only the envelope of an answer: the rest stays unparsed.
@@ -70,6 +78,7 @@ impl Session {
             auth,
             lines,
             state: Mutex::new(State::default()),
+            renewal: tokio::sync::Mutex::new(()),
         }
     }
 
@@ -97,6 +106,12 @@ impl Session {
             state.era = Era::Stateless(version.to_owned());
         } else if message.is_initialize() {
             state.era = Era::Session(None);
+            state.handshake = Some(message.body().clone());
+        }
+        if message.method().is_none()
+            && let Some(id) = message.value().get("id")
+        {
+            state.server_requests.remove(&id.to_string());
         }
         if let (Some(key), Some(method)) = (message.id_key(), message.method()) {
             state.waiting.insert(key, method.to_owned());
@@ -208,7 +223,16 @@ impl Session {
     /// settle the request they answer; an `initialize` result sets the
     /// era's version, a `tools/list` result the header marks.
     pub async fn deliver(&self, mut line: Vec<u8>) {
-        if let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(&line)
+        let envelope = serde_json::from_slice::<Envelope<'_>>(&line).ok();
+        if let Some(Envelope {
+            id: Some(id),
+            method: Some(_),
+            ..
+        }) = &envelope
+        {
+            self.state().server_requests.insert(id.to_string());
+        }
+        if let Some(envelope) = envelope
             && envelope.method.is_none()
             && let Some(id) = &envelope.id
         {
@@ -239,6 +263,63 @@ impl Session {
             tracing::debug!(%error, "a request to the remote server failed");
             let _ = self.lines.send(Ok(error.to_line(id))).await;
         }
+    }
+
+    /// The server's requests among `ids` that the relay has not answered:
+    /// their stream is lost, so the relay is told they were cancelled (it
+    /// withdraws their forms) rather than keep a human on a question nobody
+    /// will read the answer to.
+    pub async fn abandon(&self, ids: &[Value]) {
+        for id in ids {
+            if self.state().server_requests.remove(&id.to_string()) {
+                let cancelled = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": id, "reason": "the server's event stream was lost"}});
+                if let Ok(line) = serde_json::to_vec(&cancelled) {
+                    self.deliver(line).await;
+                }
+            }
+        }
+    }
+
+    /// Opens a new session with the host's own `initialize` after the
+    /// server lost the old one (HTTP 404: it restarted, or expired it), so
+    /// that the host's request can be sent again as if nothing happened.
+    /// The new handshake's answer is the bridge's, not the host's.
+    pub async fn renew(&self, lost: Option<HeaderValue>) -> Result<(), BridgeError> {
+        let _renewing = self.renewal.lock().await;
+        if self.state().session_id != lost {
+            // Another request renewed it meanwhile.
+            return Ok(());
+        }
+        let Some(handshake) = self.state().handshake.clone() else {
+            return Err(BridgeError::SessionExpired);
+        };
+        let mut initialize: Value =
+            serde_json::from_slice(&handshake).map_err(|error| BridgeError::NotJson(error.to_string()))?;
+        initialize["id"] = json!("elicit-proxy-renewal");
+        let body = Bytes::from(serde_json::to_vec(&initialize).unwrap_or_default());
+        self.state().session_id = None;
+        let response = self
+            .execute(|| self.request(Method::POST, None).body(body.clone()))
+            .await?;
+        if !response.status().is_success() {
+            return Err(BridgeError::SessionExpired);
+        }
+        self.set_session_id(&response);
+        let _ = super::body::whole(response, self.max_message_bytes()).await;
+        let initialized = Bytes::from_static(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        self.execute(|| self.request(Method::POST, None).body(initialized.clone()))
+            .await?;
+        eprintln!(
+            "elicit proxy: {} lost the session (HTTP 404); a new one was opened",
+            shown(&self.options.url)
+        );
+        Ok(())
+    }
+
+    /// The session id now in use.
+    pub fn session_id(&self) -> Option<HeaderValue> {
+        self.state().session_id.clone()
     }
 
     /// Tells the user about a failure that no request waits for.

@@ -12,6 +12,7 @@
 
 mod broker;
 mod figure;
+mod http;
 mod idle;
 mod procfs;
 mod proxy;
@@ -41,6 +42,10 @@ async fn main() {
     if wanted("proxy") {
         let bus = PrivateBus::start();
         rows.extend(proxy::rows(&bus, iterations).await);
+    }
+    if wanted("http") {
+        let bus = PrivateBus::start();
+        rows.extend(http::rows(&bus, iterations).await);
     }
     if wanted("scale") {
         let bus = PrivateBus::start();

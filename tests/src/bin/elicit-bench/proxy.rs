@@ -22,11 +22,11 @@ use crate::broker::Floors;
 use crate::figure::{Compare, Figure, Row, time, verdict};
 
 /// Calls per batch when two setups take turns.
-const BATCH: usize = 50;
+pub(crate) const BATCH: usize = 50;
 /// Results per bulk round, and the size of each: 100 × 100 kB = 10 MB,
 /// far below the proxy's line cap (`max_line_bytes`, 64 MiB by default).
-const BULK_LINES: usize = 100;
-const BULK_BYTES: usize = 100_000;
+pub(crate) const BULK_LINES: usize = 100;
+pub(crate) const BULK_BYTES: usize = 100_000;
 
 fn peers() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("peers")
@@ -41,7 +41,7 @@ fn everything() -> Option<Vec<String>> {
 }
 
 /// `python3 tests/peers/python/SCRIPT`.
-fn python(script: &str) -> Vec<String> {
+pub(crate) fn python(script: &str) -> Vec<String> {
     vec![
         "python3".into(),
         peers().join("python").join(script).display().to_string(),
@@ -66,7 +66,7 @@ fn proxied(bus: &PrivateBus, command: &[String]) -> Vec<String> {
     line
 }
 
-fn command(line: &[String]) -> Command {
+pub(crate) fn command(line: &[String]) -> Command {
     let mut cmd = Command::new(&line[0]);
     cmd.args(&line[1..])
         .env("PYTHONPATH", peers().join("python/site"))
@@ -75,7 +75,7 @@ fn command(line: &[String]) -> Command {
 }
 
 /// A host's end of a process speaking MCP on stdio.
-struct Host {
+pub(crate) struct Host {
     _child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -84,7 +84,7 @@ struct Host {
 }
 
 impl Host {
-    fn spawn(line: &[String]) -> Host {
+    pub(crate) fn spawn(line: &[String]) -> Host {
         let mut child = command(line)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -104,7 +104,7 @@ impl Host {
         }
     }
 
-    async fn send(&mut self, method: &str, params: Value) -> u64 {
+    pub(crate) async fn send(&mut self, method: &str, params: Value) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
         let mut line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
@@ -115,7 +115,7 @@ impl Host {
     }
 
     /// Reads one line into `self.line`; its length with the newline.
-    async fn read_line(&mut self) -> usize {
+    pub(crate) async fn read_line(&mut self) -> usize {
         self.line.clear();
         let n = within(
             "a line from the server side",
@@ -138,13 +138,13 @@ impl Host {
         }
     }
 
-    async fn call(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) async fn call(&mut self, method: &str, params: Value) -> Value {
         let id = self.send(method, params).await;
         self.response(id).await
     }
 
     /// The 2025 handshake, with no client capability.
-    async fn initialize(&mut self) {
+    pub(crate) async fn initialize(&mut self) {
         self.call(
             "initialize",
             json!({"protocolVersion": "2025-11-25", "capabilities": {},
@@ -299,7 +299,7 @@ fn envelope_check(rounds: usize) -> Figure {
 }
 
 /// Asks for all the results at once and times until the last arrives.
-async fn bulk_round(host: &mut Host) -> Duration {
+pub(crate) async fn bulk_round(host: &mut Host) -> Duration {
     let started = Instant::now();
     let params = json!({"name": "bulk", "arguments": {"bytes": BULK_BYTES}});
     for _ in 0..BULK_LINES {
