@@ -292,29 +292,6 @@ pub async fn server_scenario(url: &str, scenario: &str) -> Option<Run> {
     suite(&["server", "--url", url, "--scenario", scenario], &[]).await
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_summary_line_is_read_with_or_without_warnings() {
-        let text = "Checks:\n…\nTest Results:\nPassed: 1/2, 1 failed, 3 warnings\n";
-        assert_eq!(
-            counts(text),
-            Some(Counts {
-                passed: 1,
-                total: 2,
-                failed: 1,
-                warnings: 3
-            })
-        );
-        let old = counts("Passed: 5/5, 0 failed").expect("counts");
-        assert_eq!((old.passed, old.failed, old.warnings), (5, 0, 0));
-        assert_eq!(counts("no summary"), None);
-        assert_eq!(without_colours("\u{1b}[31mFAILURE\u{1b}[0m"), "FAILURE");
-    }
-}
-
 /// tests/peers/python/cutter.py in front of `port`: a TCP relay whose open
 /// connections [`Cutter::cut`] drops, as a failing network would.
 pub struct Cutter {
@@ -359,5 +336,28 @@ impl Cutter {
             .expect("read")
             .expect("a line");
         line.trim_start_matches("cut ").parse().expect("a count")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_line_is_read_with_or_without_warnings() {
+        let text = "Checks:\n…\nTest Results:\nPassed: 1/2, 1 failed, 3 warnings\n";
+        assert_eq!(
+            counts(text),
+            Some(Counts {
+                passed: 1,
+                total: 2,
+                failed: 1,
+                warnings: 3
+            })
+        );
+        let old = counts("Passed: 5/5, 0 failed").expect("counts");
+        assert_eq!((old.passed, old.failed, old.warnings), (5, 0, 0));
+        assert_eq!(counts("no summary"), None);
+        assert_eq!(without_colours("\u{1b}[31mFAILURE\u{1b}[0m"), "FAILURE");
     }
 }
