@@ -30,6 +30,9 @@ pub struct ServerMetadata {
     /// Client authentication methods at the token endpoint; absent means
     /// `client_secret_basic` (RFC 8414 §2).
     pub token_endpoint_auth_methods_supported: Option<Vec<String>>,
+    /// Scopes the authorization server knows; `offline_access` among them
+    /// means refresh tokens are asked for by scope.
+    pub scopes_supported: Option<Vec<String>>,
     /// PKCE methods; MCP requires `S256` to be listed.
     pub code_challenge_methods_supported: Option<Vec<String>>,
     /// Client ID Metadata Documents accepted as `client_id`.
@@ -52,6 +55,7 @@ impl ServerMetadata {
             token_endpoint: at("/token"),
             registration_endpoint: Some(at("/register")),
             token_endpoint_auth_methods_supported: None,
+            scopes_supported: None,
             code_challenge_methods_supported: Some(vec!["S256".into()]),
             client_id_metadata_document_supported: false,
         }

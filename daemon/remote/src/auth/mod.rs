@@ -331,11 +331,12 @@ impl Auth {
             }
             _ => register::identify(&self.http, &found, &self.config.identity, redirect.uri()).await?,
         };
+        let requested = with_offline_access(&state.wanted, found.server.scopes_supported.as_deref());
         let started = flow::start(
             &client,
             &found.server.authorization_endpoint,
             redirect.uri(),
-            &state.wanted,
+            &requested,
             &found.resource,
             &state_token,
         )?;
@@ -402,9 +403,39 @@ impl Auth {
     }
 }
 
+/// `scopes`, plus `offline_access` when the authorization server lists it
+/// (SEP-2207): the tokens are kept and refreshed, which is what that scope
+/// asks for. Not added to an empty list, which would replace the server's
+/// default scopes by this one alone.
+fn with_offline_access(scopes: &[String], supported: Option<&[String]>) -> Vec<String> {
+    const OFFLINE: &str = "offline_access";
+    let offered = supported.is_some_and(|s| s.iter().any(|scope| scope == OFFLINE));
+    if offered && !scopes.is_empty() {
+        scopes::union(scopes, &[OFFLINE.to_owned()])
+    } else {
+        scopes.to_vec()
+    }
+}
+
 /// `Bearer <access token>`, marked sensitive so that `http` hides it.
 fn bearer(tokens: &Tokens) -> Option<HeaderValue> {
     let mut value = HeaderValue::from_str(&format!("Bearer {}", tokens.access_token.expose())).ok()?;
     value.set_sensitive(true);
     Some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_offline_access;
+
+    #[test]
+    fn offline_access_only_when_offered_and_scopes_are_asked() {
+        let offered = ["a".to_owned(), "offline_access".to_owned()];
+        assert_eq!(
+            with_offline_access(&["a".into()], Some(&offered)),
+            ["a", "offline_access"]
+        );
+        assert_eq!(with_offline_access(&["a".into()], Some(&offered[..1])), ["a"]);
+        assert!(with_offline_access(&[], Some(&offered)).is_empty());
+    }
 }
