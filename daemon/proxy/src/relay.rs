@@ -57,7 +57,7 @@ pub struct Ends {
     pub origin: Origin,
     /// Resolves when whoever runs the relay wants it to end as if the host
     /// had left (a signal, a closed HTTP session).
-    pub stop: Pin<Box<dyn Future<Output = ()> + Send>>,
+    pub stop: Stop,
 }
 
 /// Runs the proxy in front of `options.command` on the proxy's own stdio
@@ -66,24 +66,7 @@ pub struct Ends {
 pub async fn run(options: Options) -> Result<i32, ProxyError> {
     let (server, (server_in, server_out)) = Server::spawn(&options.command)?;
     stdio::widen(server_out.as_fd());
-    let install = |kind| {
-        signal(kind).map_err(|source| ProxyError::Io {
-            what: "installing a signal handler",
-            source,
-        })
-    };
-    // A host that stops the proxy with a signal gets the same orderly end
-    // as one that closes its input: the server is not left behind.
-    let mut terminate = install(SignalKind::terminate())?;
-    let mut hangup = install(SignalKind::hangup())?;
-    let mut interrupt = install(SignalKind::interrupt())?;
-    let stop = Box::pin(async move {
-        tokio::select! {
-            _ = terminate.recv() => {},
-            _ = hangup.recv() => {},
-            _ = interrupt.recv() => {},
-        }
-    });
+    let stop = stop_on_signals()?;
     let ends = Ends {
         host_input: stdio::host_input(),
         host_output: stdio::host_output(),
@@ -95,6 +78,31 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
     };
     run_with(options, ends).await
 }
+
+/// Resolves on TERM, HUP or INT: a host that stops the proxy with a
+/// signal gets the same orderly end as one that closes its input, so the
+/// server is not left behind.
+pub fn stop_on_signals() -> Result<Stop, ProxyError> {
+    let install = |kind| {
+        signal(kind).map_err(|source| ProxyError::Io {
+            what: "installing a signal handler",
+            source,
+        })
+    };
+    let mut terminate = install(SignalKind::terminate())?;
+    let mut hangup = install(SignalKind::hangup())?;
+    let mut interrupt = install(SignalKind::interrupt())?;
+    Ok(Box::pin(async move {
+        tokio::select! {
+            _ = terminate.recv() => {},
+            _ = hangup.recv() => {},
+            _ = interrupt.recv() => {},
+        }
+    }))
+}
+
+/// What ends a relay as if the host had left.
+pub type Stop = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// Runs one relay between `ends` until the server has ended; returns its
 /// exit code.

@@ -80,9 +80,16 @@ pub async fn ask_broker(
 /// How many redirects an unattended authorization follows.
 const MAX_HOPS: usize = 10;
 
-/// GETs `url` and follows its redirects by hand, whatever `http`'s own
-/// policy, until one reaches the loopback listener.
-pub async fn fetch_unattended(http: &Client, url: &Url) -> Result<(), AuthError> {
+/// GETs `url` and follows its redirects by hand until one reaches the
+/// loopback listener, on a client of its own that follows none: the
+/// bridge's refuses the authorization server's redirect to loopback, as
+/// it refuses any redirect to another origin.
+pub async fn fetch_unattended(url: &Url) -> Result<(), AuthError> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let http = Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| AuthError::http(&origin_only(url), e))?;
     let mut at = url.clone();
     for _ in 0..MAX_HOPS {
         let response = http

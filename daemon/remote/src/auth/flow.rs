@@ -11,7 +11,7 @@ use reqwest::Client;
 use url::Url;
 
 use super::error::AuthError;
-use super::http::oauth2_send;
+use super::http::OAuthHttp;
 use super::register::{Method, Registered, oauth_error};
 use super::secret::Secret;
 use super::tokens::{Tokens, expiry, now};
@@ -85,7 +85,7 @@ pub async fn exchange(
     let client = base(registered)
         .set_token_uri(token_url(token_endpoint)?)
         .set_redirect_uri(redirect_url(redirect)?);
-    let sender = |request| oauth2_send(http, request);
+    let sender = OAuthHttp(http);
     let response = client
         .exchange_code(AuthorizationCode::new(code.expose().to_owned()))
         .set_pkce_verifier(started.verifier)
@@ -105,7 +105,7 @@ pub async fn refresh(
     resource: &str,
 ) -> Result<Grant, AuthError> {
     let client = base(registered).set_token_uri(token_url(token_endpoint)?);
-    let sender = |request| oauth2_send(http, request);
+    let sender = OAuthHttp(http);
     let refresh_token = RefreshToken::new(refresh_token.expose().to_owned());
     let response = client
         .exchange_refresh_token(&refresh_token)

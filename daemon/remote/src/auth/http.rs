@@ -70,6 +70,22 @@ pub fn parse_json<T: DeserializeOwned>(url: &str, what: &'static str, body: &[u8
     })
 }
 
+/// The `oauth2` crate's HTTP client: [`oauth2_send`] on the bridge's
+/// client. A type of its own rather than a closure, whose future the
+/// compiler cannot prove `Send` for every lifetime (and the bridge spawns
+/// the requests that authorize).
+pub struct OAuthHttp<'a>(pub &'a Client);
+
+impl<'c> oauth2::AsyncHttpClient<'c> for OAuthHttp<'_> {
+    type Error = AuthError;
+    type Future =
+        std::pin::Pin<Box<dyn Future<Output = Result<oauth2::HttpResponse, AuthError>> + Send + 'c>>;
+
+    fn call(&'c self, request: oauth2::HttpRequest) -> Self::Future {
+        Box::pin(oauth2_send(self.0, request))
+    }
+}
+
 /// Sends one request built by the `oauth2` crate through `http`, with the
 /// body capped, so that the flow shares the bridge's TLS and proxy
 /// settings. Redirects are whatever `http` does; token endpoints do not

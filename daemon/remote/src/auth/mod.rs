@@ -386,7 +386,7 @@ impl Auth {
                 Consent::Broker => {
                     consent::ask_broker(self.config.bus.as_deref(), &origin, &server, url).await
                 }
-                Consent::Unattended => consent::fetch_unattended(&self.http, url).await,
+                Consent::Unattended => consent::fetch_unattended(url).await,
             }
         };
         tokio::select! {
@@ -426,7 +426,17 @@ fn bearer(tokens: &Tokens) -> Option<HeaderValue> {
 
 #[cfg(test)]
 mod tests {
-    use super::with_offline_access;
+    use super::*;
+
+    /// The bridge spawns the requests that authorize, so these futures
+    /// must be `Send` for any lifetime (a closure as `oauth2`'s HTTP
+    /// client once made them not).
+    #[allow(dead_code)]
+    fn futures_are_send(auth: &'static Auth, headers: &'static HeaderMap) {
+        fn is_send<T: Send>(_: T) {}
+        is_send(auth.header());
+        is_send(auth.challenged(StatusCode::UNAUTHORIZED, headers));
+    }
 
     #[test]
     fn offline_access_only_when_offered_and_scopes_are_asked() {
