@@ -24,6 +24,7 @@ mod secret;
 mod store;
 mod tokens;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use elicit_proto::dbus::Origin;
@@ -104,6 +105,10 @@ pub struct Auth {
     /// Held across a whole authorization, so that concurrent requests wait
     /// for it instead of starting their own.
     state: tokio::sync::Mutex<State>,
+    /// Counts the tokens obtained (authorized or refreshed), read without
+    /// the lock: a challenge that waited for the lock while another one
+    /// got new tokens is answered by those.
+    generation: AtomicU64,
     cancel: CancellationToken,
 }
 
@@ -145,6 +150,7 @@ impl Auth {
             origin: std::sync::Mutex::new(origin),
             key,
             state: tokio::sync::Mutex::new(State::default()),
+            generation: AtomicU64::new(0),
             cancel: CancellationToken::new(),
         }
     }
@@ -202,7 +208,13 @@ impl Auth {
                     .unwrap_or_default(),
             });
         }
+        let seen = self.generation.load(Ordering::Acquire);
         let mut state = self.state.lock().await;
+        if self.generation.load(Ordering::Acquire) != seen {
+            // Concurrent requests all meet the same 401: the first to get
+            // the lock authorizes, and the others send again with its token.
+            return Ok(());
+        }
         self.load(&mut state).await;
         let wanted = self.wanted(&state, &challenge, step_up)?;
         self.count(&mut state, &wanted)?;
@@ -284,6 +296,7 @@ impl Auth {
         .await?;
         grant.apply(tokens);
         self.keep(tokens).await;
+        self.generation.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
 
@@ -374,6 +387,7 @@ impl Auth {
         grant.apply(&mut tokens);
         self.keep(&tokens).await;
         state.tokens = Some(tokens);
+        self.generation.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
 
