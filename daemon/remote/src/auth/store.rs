@@ -50,6 +50,8 @@ pub struct Store {
     choice: StoreChoice,
     /// Set once the Secret Service failed under [`StoreChoice::Auto`].
     use_file: Mutex<bool>,
+    /// Why it failed, for the warning.
+    fell_back: Mutex<Option<String>>,
 }
 
 impl Store {
@@ -58,6 +60,7 @@ impl Store {
         Store {
             choice,
             use_file: Mutex::new(false),
+            fell_back: Mutex::new(None),
         }
     }
 
@@ -92,10 +95,18 @@ impl Store {
             Backend::Memory => Ok(()),
             Backend::Service => match service(secret_service::save(key, &text)).await {
                 Ok(()) => Ok(()),
-                Err(error) if self.service_failed(&error).await => self.save_file(key, &text),
+                Err(error) if self.service_failed(&error).await => {
+                    self.warn(&error);
+                    self.save_file(key, &text)
+                }
                 Err(error) => Err(AuthError::Store(error)),
             },
-            Backend::File => self.save_file(key, &text),
+            Backend::File => {
+                if let Some(error) = self.fell_back.lock().await.as_deref() {
+                    self.warn(error);
+                }
+                self.save_file(key, &text)
+            }
         }
     }
 
@@ -133,13 +144,20 @@ impl Store {
     }
 
     /// Notes that the Secret Service failed; true when the file takes
-    /// over (under [`StoreChoice::Auto`]), after one warning.
+    /// over (under [`StoreChoice::Auto`]).
     async fn service_failed(&self, error: &str) -> bool {
         if self.choice != StoreChoice::Auto {
             tracing::warn!(%error, "the Secret Service failed");
             return false;
         }
         *self.use_file.lock().await = true;
+        *self.fell_back.lock().await = Some(error.to_owned());
+        true
+    }
+
+    /// Says once that tokens go to a file; only when tokens are saved,
+    /// so that a server that never asks for authorization warns nobody.
+    fn warn(&self, error: &str) {
         if !WARNED.swap(true, Ordering::Relaxed) {
             let dir = tokens_dir(&self.choice)
                 .map(|d| d.display().to_string())
@@ -148,7 +166,6 @@ impl Store {
                 "elicit: warning: no Secret Service ({error}); keeping MCP authorization tokens in {dir}, readable by you alone"
             );
         }
-        true
     }
 }
 
