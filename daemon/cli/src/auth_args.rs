@@ -22,7 +22,12 @@ pub struct AuthArgs {
     pub client_id: Option<String>,
     /// A file holding that client's secret (never the secret itself on
     /// the command line, where every user can read it).
-    #[arg(long, value_name = "PATH", env = "ELICIT_CLIENT_SECRET_FILE", requires = "client_id")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        env = "ELICIT_CLIENT_SECRET_FILE",
+        requires = "client_id"
+    )]
     pub client_secret_file: Option<PathBuf>,
     /// The https URL of this client's metadata document, used as its
     /// client id where the authorization server accepts that.

@@ -92,6 +92,10 @@ impl Default for AuthConfig {
 /// expired is not a loop).
 const QUIET: Duration = Duration::from_secs(60);
 
+/// How long a user's "no" to signing in answers later challenges too, so
+/// that every request of a host that keeps trying does not ask again.
+const DECLINE_MEMORY: Duration = Duration::from_secs(300);
+
 /// Authorization for one remote server.
 #[derive(Debug)]
 pub struct Auth {
@@ -123,6 +127,8 @@ struct State {
     /// Challenges in a row that added no scope.
     repeats: u32,
     last_challenge: Option<Instant>,
+    /// When and how the user last declined, within [`DECLINE_MEMORY`].
+    declined: Option<(Instant, String)>,
 }
 
 impl Auth {
@@ -224,8 +230,29 @@ impl Auth {
                 Err(error) => tracing::info!(%error, "refreshing after a 401 failed: authorizing anew"),
             }
         }
+        if let Some((at, action)) = &state.declined
+            && at.elapsed() < DECLINE_MEMORY
+        {
+            return Err(AuthError::Declined {
+                server: self.server_name(),
+                action: action.clone(),
+            });
+        }
         state.wanted = wanted;
-        self.authorize(&mut state, &challenge).await
+        let authorized = self.authorize(&mut state, &challenge).await;
+        if let Err(AuthError::Declined { action, .. }) = &authorized {
+            state.declined = Some((Instant::now(), action.clone()));
+        }
+        authorized
+    }
+
+    /// The server's name as the consent shows it.
+    fn server_name(&self) -> String {
+        self.origin
+            .lock()
+            .ok()
+            .and_then(|o| o.server.clone())
+            .unwrap_or_else(|| self.server.to_string())
     }
 
     async fn load(&self, state: &mut State) {
