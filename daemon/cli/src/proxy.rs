@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use elicit_proxy::{self as proxy, NoBroker, Options, Prefer};
-use elicit_remote::auth::Auth;
+use elicit_remote::auth::{Auth, AuthConfig};
 use elicit_remote::bridge::{self, Remote};
 
 /// Run an MCP server behind a relay that answers its elicitations through
@@ -102,7 +102,7 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     options.exit_grace = Duration::from_millis(args.exit_grace_ms);
     let code = match &args.url {
         Some(url) => {
-            let remote = bridge(url, &args, options.max_line_bytes)?;
+            let remote = bridge(url, &args, options.max_line_bytes, bus)?;
             let ends = remote.into_ends(
                 proxy::stdio::host_input(),
                 proxy::stdio::host_output(),
@@ -120,7 +120,12 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
 
 /// The Streamable HTTP transport to `url`, with the user's extra headers.
 /// One message from the server is capped as one line from a command is.
-fn bridge(url: &url::Url, args: &Args, max_message_bytes: usize) -> anyhow::Result<Remote> {
+fn bridge(
+    url: &url::Url,
+    args: &Args,
+    max_message_bytes: usize,
+    bus: Option<&str>,
+) -> anyhow::Result<Remote> {
     let mut options = bridge::Options::new(url.clone());
     options.max_message_bytes = max_message_bytes;
     for line in &args.headers {
@@ -133,5 +138,11 @@ fn bridge(url: &url::Url, args: &Args, max_message_bytes: usize) -> anyhow::Resu
         bridge::extra::add_env(&mut options.headers, spec)?;
     }
     let http = bridge::http_client()?;
-    Ok(bridge::connect(options, http, Auth::default()))
+    let mut config = AuthConfig {
+        bus: bus.map(str::to_owned),
+        ..AuthConfig::default()
+    };
+    config.origin.server = url.host_str().map(str::to_owned);
+    let auth = Auth::new(http.clone(), url.clone(), config);
+    Ok(bridge::connect(options, http, auth))
 }
