@@ -2,6 +2,7 @@
 
 mod answer;
 mod ask;
+mod auth_args;
 mod check;
 mod control;
 mod demo;
@@ -57,7 +58,7 @@ enum Command {
     /// See elicitd at work: starts a bus, the broker and the terminal UI
     /// with example forms.
     Demo(demo::Args),
-    Proxy(proxy::Args),
+    Proxy(Box<proxy::Args>),
     /// Write man pages and shell completions into DIR (packaging).
     #[command(hide = true)]
     GenerateDocs {
@@ -89,7 +90,7 @@ fn main() -> ExitCode {
                 Command::Status => control::status(bus).await,
                 Command::Policy(command) => policy::run(command, bus).await,
                 Command::Demo(args) => demo::run(args, bus).await,
-                Command::Proxy(args) => proxy::run(args, bus).await,
+                Command::Proxy(args) => proxy::run(*args, bus).await,
                 Command::GenerateDocs { dir } => Ok(generate_docs(&dir)),
             }
         }),

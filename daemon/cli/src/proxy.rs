@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use elicit_proxy::{self as proxy, NoBroker, Options, Prefer};
-use elicit_remote::auth::{Auth, AuthConfig};
+use elicit_remote::auth::Auth;
 use elicit_remote::bridge::{self, Remote};
 
 /// Run an MCP server behind a relay that answers its elicitations through
@@ -58,6 +58,8 @@ pub struct Args {
     /// TERM, before KILL.
     #[arg(long, value_name = "MS", default_value_t = 5_000, hide = true)]
     exit_grace_ms: u64,
+    #[command(flatten)]
+    auth: crate::auth_args::AuthArgs,
     /// The MCP server's command and its arguments.
     #[arg(last = true, required_unless_present = "url", value_name = "CMD")]
     command: Vec<String>,
@@ -138,10 +140,8 @@ fn bridge(
         bridge::extra::add_env(&mut options.headers, spec)?;
     }
     let http = bridge::http_client()?;
-    let mut config = AuthConfig {
-        bus: bus.map(str::to_owned),
-        ..AuthConfig::default()
-    };
+    let mut config = args.auth.config()?;
+    config.bus = bus.map(str::to_owned);
     config.origin.server = url.host_str().map(str::to_owned);
     let auth = Auth::new(http.clone(), url.clone(), config);
     Ok(bridge::connect(options, http, auth))

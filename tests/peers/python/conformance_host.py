@@ -33,6 +33,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import urllib.request
 
@@ -142,8 +143,14 @@ def proxy_args(url):
         if "client_id" in CONTEXT:
             args += ["--client-id", CONTEXT["client_id"]]
         if "client_secret" in CONTEXT:
-            env["ELICIT_CONFORMANCE_CLIENT_SECRET"] = CONTEXT["client_secret"]
-            args += ["--client-secret-env", "ELICIT_CONFORMANCE_CLIENT_SECRET"]
+            # A secret goes in a file (0600), never on the command line.
+            fd, path = tempfile.mkstemp(prefix="elicit-conformance-secret-")
+            with os.fdopen(fd, "w") as secret:
+                secret.write(CONTEXT["client_secret"])
+            args += ["--client-secret-file", path]
+        # Tokens are kept as a user's would be, in a state directory of
+        # this run's own rather than the real home's.
+        env["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="elicit-conformance-state-")
     args += json.loads(os.environ.get("PROXY_FLAGS") or "[]")
     return ["--bus", BUS, *args], env
 

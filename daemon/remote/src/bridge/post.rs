@@ -13,7 +13,7 @@ use super::body::{self, Kind};
 use super::era::LAST_EVENT_ID;
 use super::error::BridgeError;
 use super::session::Session;
-use elicit_proxy::caps::META_PROTOCOL_VERSION;
+use elicit_proxy::caps::{META_CLIENT_INFO, META_PROTOCOL_VERSION};
 
 /// A message the relay wrote for the server, with what the transport
 /// needs to know of it.
@@ -66,6 +66,18 @@ impl Outgoing {
             return None;
         }
         self.value.get("params")?.get("name")?.as_str()
+    }
+
+    /// The host's name, from `initialize`'s `clientInfo` or a 2026-07-28
+    /// request's `_meta`.
+    pub fn host_name(&self) -> Option<&str> {
+        let params = self.value.get("params")?;
+        let info = if self.is_initialize() {
+            params.get("clientInfo")?
+        } else {
+            params.get("_meta")?.get(META_CLIENT_INFO)?
+        };
+        info.get("name")?.as_str()
     }
 
     /// The protocol version a 2026-07-28 request carries in `_meta`.

@@ -108,6 +108,10 @@ impl Session {
             state.era = Era::Session(None);
             state.handshake = Some(message.body().clone());
         }
+        if let Some(name) = message.host_name() {
+            // The sign-in consent names the host as the forms do.
+            self.auth.set_host(name);
+        }
         if message.method().is_none()
             && let Some(id) = message.value().get("id")
         {
