@@ -9,6 +9,7 @@ mod input;
 mod out;
 mod policy;
 mod proxy;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -58,6 +59,7 @@ enum Command {
     /// with example forms.
     Demo(demo::Args),
     Proxy(proxy::Args),
+    Serve(serve::Args),
     /// Write man pages and shell completions into DIR (packaging).
     #[command(hide = true)]
     GenerateDocs {
@@ -90,6 +92,7 @@ fn main() -> ExitCode {
                 Command::Policy(command) => policy::run(command, bus).await,
                 Command::Demo(args) => demo::run(args, bus).await,
                 Command::Proxy(args) => proxy::run(args, bus).await,
+                Command::Serve(args) => serve::run(args, bus).await,
                 Command::GenerateDocs { dir } => Ok(generate_docs(&dir)),
             }
         }),

@@ -14,6 +14,16 @@ use elicit_proxy::{self as proxy, NoBroker, Options, Prefer};
 /// status.
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    relay: RelayArgs,
+    /// The MCP server's command and its arguments.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+/// How a relay answers elicitations: shared by `proxy` and `serve`.
+#[derive(Debug, clap::Args)]
+pub struct RelayArgs {
     /// Who answers an elicitation the host declared it can render itself.
     #[arg(long, value_enum, default_value = "broker")]
     prefer: PreferArg,
@@ -35,9 +45,40 @@ pub struct Args {
     /// TERM, before KILL.
     #[arg(long, value_name = "MS", default_value_t = 5_000, hide = true)]
     exit_grace_ms: u64,
-    /// The MCP server's command and its arguments.
-    #[arg(last = true, required = true, value_name = "CMD")]
-    command: Vec<String>,
+}
+
+impl RelayArgs {
+    /// The relay's options for `command`, talking to the broker on `bus`.
+    pub fn options(&self, command: Vec<String>, bus: Option<&str>) -> Options {
+        let mut options = Options::new(command);
+        options.bus = bus.map(str::to_owned);
+        options.prefer = match self.prefer {
+            PreferArg::Host => Prefer::Host,
+            PreferArg::Broker => Prefer::Broker,
+        };
+        options.no_broker = match self.no_broker {
+            None => NoBroker::Auto,
+            Some(NoBrokerArg::Decline) => NoBroker::Decline,
+            Some(NoBrokerArg::Cancel) => NoBroker::Cancel,
+            Some(NoBrokerArg::Host) => NoBroker::Host,
+        };
+        options.max_rounds = self.max_rounds;
+        options.keepalive = Duration::from_millis(self.keepalive_ms.max(1));
+        options.max_line_bytes = self.max_line_bytes;
+        options.exit_grace = Duration::from_millis(self.exit_grace_ms);
+        options
+    }
+}
+
+/// Logs to standard error, at `ELICIT_LOG` (default: warnings).
+pub fn init_logging() {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ELICIT_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -54,29 +95,8 @@ enum NoBrokerArg {
 }
 
 pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("ELICIT_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .try_init();
-    let mut options = Options::new(args.command);
-    options.bus = bus.map(str::to_owned);
-    options.prefer = match args.prefer {
-        PreferArg::Host => Prefer::Host,
-        PreferArg::Broker => Prefer::Broker,
-    };
-    options.no_broker = match args.no_broker {
-        None => NoBroker::Auto,
-        Some(NoBrokerArg::Decline) => NoBroker::Decline,
-        Some(NoBrokerArg::Cancel) => NoBroker::Cancel,
-        Some(NoBrokerArg::Host) => NoBroker::Host,
-    };
-    options.max_rounds = args.max_rounds;
-    options.keepalive = Duration::from_millis(args.keepalive_ms.max(1));
-    options.max_line_bytes = args.max_line_bytes;
-    options.exit_grace = Duration::from_millis(args.exit_grace_ms);
+    init_logging();
+    let options = args.relay.options(args.command, bus);
     let code = proxy::run(options).await?;
     // Exit here rather than return: the runtime would otherwise wait for
     // the blocking read of our stdin, which a host may keep open after its
