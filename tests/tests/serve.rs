@@ -398,3 +398,45 @@ async fn delete_ends_the_session_and_its_server() {
     .await;
     assert_eq!(answer["status"], 404, "{answer}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_config_serves_each_server_under_its_name() {
+    let Some(server) = python("elicit_server.py") else {
+        return;
+    };
+    let (bus, _daemon, _frontend) = system().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("serve.toml");
+    let command = serde_json::to_string(&server).expect("a TOML array is a JSON array of strings");
+    std::fs::write(
+        &config,
+        format!("listen = \"127.0.0.1:0\"\n[[server]]\nname = \"one\"\ncommand = {command}\n[[server]]\nname = \"two\"\ncommand = {command}\n"),
+    )
+    .expect("write the config");
+    let mut child = Command::new(binary("elicit"))
+        .args(["--bus", bus.address(), "serve", "--config"])
+        .arg(&config)
+        .env("PYTHONPATH", peers().join("python/site"))
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start elicit serve");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut urls = Vec::new();
+    for _ in 0..2 {
+        let url = within("a URL", stdout.next_line())
+            .await
+            .expect("read")
+            .expect("a URL line");
+        urls.push(url);
+    }
+    assert!(
+        urls[0].ends_with("/one/mcp") && urls[1].ends_with("/two/mcp"),
+        "{urls:?}"
+    );
+    let answer = probe("POST", &urls[1], &post_headers(&[]), Some(&initialize())).await;
+    assert_eq!(answer["status"], 200, "{answer}");
+    let elsewhere = urls[1].replace("/two/mcp", "/three/mcp");
+    let answer = probe("POST", &elsewhere, &post_headers(&[]), Some(&initialize())).await;
+    assert_eq!(answer["status"], 404, "{answer}");
+}

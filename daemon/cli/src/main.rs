@@ -24,7 +24,7 @@ struct Cli {
     bus: Option<String>,
     /// Reach the broker through its asker-only socket at PATH instead of a
     /// bus (a remote agent: `ssh -R` forwards it). It serves asking only:
-    /// `ask` and `proxy` work through it, nothing else does.
+    /// `ask`, `proxy` and `serve` work through it, nothing else does.
     #[arg(
         long,
         global = true,
