@@ -10,6 +10,8 @@ mod input;
 mod out;
 mod policy;
 mod proxy;
+mod remote_args;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -24,7 +26,7 @@ struct Cli {
     bus: Option<String>,
     /// Reach the broker through its asker-only socket at PATH instead of a
     /// bus (a remote agent: `ssh -R` forwards it). It serves asking only:
-    /// `ask` and `proxy` work through it, nothing else does.
+    /// `ask`, `proxy` and `serve` work through it, nothing else does.
     #[arg(
         long,
         global = true,
@@ -59,6 +61,7 @@ enum Command {
     /// with example forms.
     Demo(demo::Args),
     Proxy(Box<proxy::Args>),
+    Serve(Box<serve::Args>),
     /// Write man pages and shell completions into DIR (packaging).
     #[command(hide = true)]
     GenerateDocs {
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
                 Command::Policy(command) => policy::run(command, bus).await,
                 Command::Demo(args) => demo::run(args, bus).await,
                 Command::Proxy(args) => proxy::run(*args, bus).await,
+                Command::Serve(args) => serve::run(*args, bus).await,
                 Command::GenerateDocs { dir } => Ok(generate_docs(&dir)),
             }
         }),

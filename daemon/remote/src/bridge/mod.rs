@@ -43,7 +43,7 @@ use url::Url;
 pub use error::BridgeError;
 use session::Session;
 
-use crate::auth::Auth;
+use crate::auth::{Auth, AuthConfig};
 
 /// Bytes the relay may have written and the bridge not yet sent.
 const INPUT_PIPE: usize = 256 * 1024;
@@ -52,7 +52,7 @@ const INPUT_PIPE: usize = 256 * 1024;
 const OUTPUT_QUEUE: usize = 64;
 
 /// How one bridge reaches its server.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Options {
     /// The server's MCP endpoint.
     pub url: Url,
@@ -67,6 +67,8 @@ pub struct Options {
     /// How many times one dropped event stream is resumed before its
     /// request fails.
     pub max_resumes: u32,
+    /// How to authorize when the server asks.
+    pub auth: AuthConfig,
 }
 
 impl Options {
@@ -78,6 +80,7 @@ impl Options {
             max_message_bytes: 64 * 1024 * 1024,
             default_retry: Duration::from_secs(1),
             max_resumes: 5,
+            auth: AuthConfig::default(),
         }
     }
 }
@@ -112,6 +115,16 @@ impl Remote {
             stop,
         }
     }
+}
+
+/// Starts a bridge to `options.url` on the current runtime, with an HTTP
+/// client and an authorization of its own.
+pub fn open(options: Options) -> Result<Remote, BridgeError> {
+    let http = http_client()?;
+    let mut auth = options.auth.clone();
+    auth.origin.server = options.url.host_str().map(str::to_owned);
+    let auth = Auth::new(http.clone(), options.url.clone(), auth);
+    Ok(connect(options, http, auth))
 }
 
 /// Starts a bridge to `options.url` on the current runtime.

@@ -1,0 +1,141 @@
+//! `elicit serve`: a loopback Streamable HTTP endpoint in front of an MCP
+//! server, for hosts configured with a URL.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use elicit_remote::serve::config::Config;
+use elicit_remote::serve::{self, EndpointSettings, Limits, Settings, Token, Upstream};
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::out::{esay, note};
+use crate::proxy::{RelayArgs, init_logging};
+use crate::remote_args::RemoteArgs;
+
+/// Serve an MCP server on a loopback URL, answering its elicitations
+/// through elicitd as `elicit proxy` does.
+///
+/// `elicit serve --listen 127.0.0.1:PORT -- CMD ARGS…` serves a stdio
+/// server at `http://127.0.0.1:PORT/mcp` (a process per session);
+/// `--config FILE` serves several under `/NAME/mcp`. Only loopback
+/// addresses are accepted, and requests whose Host or Origin is not this
+/// server's are refused (DNS rebinding). Each URL is printed on standard
+/// output once bound.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The loopback address to listen on, as IP:PORT (port 0: a free one)
+    /// [default: 127.0.0.1:0, or the config's `listen`].
+    #[arg(long, value_name = "ADDR:PORT", value_parser = parse_listen)]
+    listen: Option<SocketAddr>,
+    /// Require `Authorization: Bearer TOKEN`, with the token read from
+    /// FILE.
+    #[arg(long, value_name = "FILE", conflicts_with = "require_token")]
+    token_file: Option<PathBuf>,
+    /// Require a bearer token made for this run and written (mode 0600) to
+    /// $XDG_RUNTIME_DIR/elicitd/serve-token.
+    #[arg(long)]
+    require_token: bool,
+    /// Front a remote Streamable HTTP server.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    upstream: Option<url::Url>,
+    /// Serve the `[[server]]`s of a TOML file under `/NAME/mcp`.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["upstream", "command"])]
+    config: Option<PathBuf>,
+    #[command(flatten)]
+    relay: RelayArgs,
+    #[command(flatten)]
+    remote: RemoteArgs,
+    /// The stdio MCP server's command and its arguments.
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+/// `IP:PORT`, or `localhost:PORT` for 127.0.0.1.
+fn parse_listen(text: &str) -> Result<SocketAddr, String> {
+    if let Some(port) = text.strip_prefix("localhost:") {
+        let port: u16 = port.parse().map_err(|e| format!("bad port in {text:?}: {e}"))?;
+        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    }
+    text.parse()
+        .map_err(|e| format!("{text:?} is not IP:PORT (e.g. 127.0.0.1:8765): {e}"))
+}
+
+/// Runs `elicit serve` until SIGINT, SIGTERM or SIGHUP.
+pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
+    init_logging();
+    let settings = settings(args, bus)?;
+    let bound = serve::bind(settings).await?;
+    for url in bound.urls() {
+        esay!("elicit serve: listening on {url}");
+    }
+    if let Some(file) = bound.token_file() {
+        esay!("elicit serve: bearer token written to {}", file.display());
+    }
+    // Scripts and tests read the URLs here, one a line.
+    for url in bound.urls() {
+        note(format_args!("{url}"));
+    }
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut hangup = signal(SignalKind::hangup())?;
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let shutdown = async move {
+        tokio::select! {
+            _ = terminate.recv() => {},
+            _ = hangup.recv() => {},
+            _ = interrupt.recv() => {},
+        }
+    };
+    bound.serve(shutdown).await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn settings(args: Args, bus: Option<&str>) -> anyhow::Result<Settings> {
+    let cli_token = match (args.token_file, args.require_token) {
+        (Some(file), _) => Token::File(file),
+        (None, true) => Token::Generate(None),
+        (None, false) => Token::None,
+    };
+    let (listen, token, endpoints) = match &args.config {
+        Some(path) => {
+            let config = Config::load(path)?;
+            let token = match cli_token {
+                Token::None => config.token(),
+                given => given,
+            };
+            // The headers and authorization flags apply to every remote
+            // server of the file.
+            let mut endpoints = config.endpoints(path)?;
+            for endpoint in &mut endpoints {
+                if let Upstream::Url(options) = &mut endpoint.upstream {
+                    let url = options.url.clone();
+                    **options = args.remote.options(url, bus, args.relay.max_line_bytes())?;
+                }
+            }
+            (args.listen.or(config.listen), token, endpoints)
+        }
+        None => {
+            let upstream = match (args.upstream, args.command.is_empty()) {
+                (Some(url), _) => Upstream::Url(Box::new(args.remote.options(
+                    url,
+                    bus,
+                    args.relay.max_line_bytes(),
+                )?)),
+                (None, false) => Upstream::Command(args.command.clone()),
+                (None, true) => return Err(serve::ServeError::NoUpstream.into()),
+            };
+            let endpoint = EndpointSettings {
+                path: "/mcp".into(),
+                upstream,
+            };
+            (args.listen, cli_token, vec![endpoint])
+        }
+    };
+    Ok(Settings {
+        listen: listen.unwrap_or_else(|| SocketAddr::from((Ipv4Addr::LOCALHOST, 0))),
+        token,
+        endpoints,
+        proxy: args.relay.options(args.command, bus),
+        limits: Limits::default(),
+    })
+}
