@@ -10,6 +10,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::process::Stdio;
 
+use elicit_tests::http::python_http_server;
 use elicit_tests::mcp::{peers, python, system};
 use elicit_tests::procs::children_of;
 use elicit_tests::{binary, eventually, within};
@@ -28,11 +29,17 @@ impl Serve {
     /// `elicit --bus BUS serve --listen 127.0.0.1:0 FLAGS -- COMMAND`,
     /// with `env` added to its environment.
     async fn start(bus: &str, flags: &[&str], command: &[String], env: &[(&str, &str)]) -> Serve {
+        let mut args: Vec<String> = flags.iter().map(|f| f.to_string()).collect();
+        args.push("--".into());
+        args.extend(command.iter().cloned());
+        Serve::start_with(bus, &args, env).await
+    }
+
+    /// `elicit --bus BUS serve --listen 127.0.0.1:0 ARGS`.
+    async fn start_with(bus: &str, args: &[String], env: &[(&str, &str)]) -> Serve {
         let mut child = Command::new(binary("elicit"))
             .args(["--bus", bus, "serve", "--listen", "127.0.0.1:0"])
-            .args(flags)
-            .arg("--")
-            .args(command)
+            .args(args)
             .env("PYTHONPATH", peers().join("python/site"))
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
@@ -167,6 +174,28 @@ async fn a_session_host_without_elicitation_gets_the_brokered_answer() {
         .expect("decline");
     let result = result_of(&mut lines).await;
     assert_eq!(result["text"], "not booked: decline", "{result}");
+}
+
+/// `--upstream URL`: a remote server (the same tools over Streamable HTTP)
+/// served with the same brokering, to a session host and a stateless one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_upstream_is_served_with_the_same_brokering() {
+    let Some(remote) = python_http_server().await else {
+        return;
+    };
+    let (bus, _daemon, mut frontend) = system().await;
+    let serve = Serve::start_with(bus.address(), &["--upstream".into(), remote.url.clone()], &[]).await;
+    for (mode, seat) in [("legacy", "4D"), ("auto", "5E")] {
+        let (_host, mut lines) = host(&serve.url, mode, "book");
+        let shown = frontend.next_show().await;
+        assert_eq!(shown.request["message"], "Which seat, and how many?", "{mode}");
+        frontend
+            .answer(&shown, "accept", json!({"seat": seat, "count": 1}))
+            .await
+            .expect("accept");
+        let result = result_of(&mut lines).await;
+        assert_eq!(result["text"], format!("booked 1 x {seat}"), "{mode}: {result}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
