@@ -301,13 +301,13 @@ async fn conformance_sse_retry() {
     assert_passed("sse-retry", &run);
 }
 
-/// The auth/* client scenarios of 2025-06-18 and 2025-11-25 (conformance
-/// 0.1.16), each run whole; the failures are collected and listed together.
+/// The auth/* client scenarios of 2025-06-18 and 2025-11-25, and the two
+/// of 2025-03-26 (conformance 0.1.16), each run whole; the failures are collected and listed together.
 /// What they need of the client is in conformance_host.py: the authorization
 /// URL is asked as a URL-mode form, accepted and fetched; auth/basic-cimd
 /// wants the client id https://conformance-test.local/client-metadata.json;
 /// auth/pre-registration passes a client id and secret.
-const AUTH_SCENARIOS: [&str; 14] = [
+const AUTH_SCENARIOS: [&str; 16] = [
     "auth/metadata-default",
     "auth/metadata-var1",
     "auth/metadata-var2",
@@ -322,6 +322,10 @@ const AUTH_SCENARIOS: [&str; 14] = [
     "auth/token-endpoint-auth-post",
     "auth/token-endpoint-auth-none",
     "auth/pre-registration",
+    // The older fallbacks (no protected-resource metadata; endpoints at the
+    // server's origin), which the bridge keeps for servers not yet moved on.
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
