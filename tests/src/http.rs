@@ -1,5 +1,5 @@
 //! MCP over Streamable HTTP: servers on a loopback port (the Python
-//! `http_server.py`, server-everything), `elicit proxy --url`, `elicit
+//! `http_server.py` and `conformance_server.py`, server-everything), `elicit proxy --url`, `elicit
 //! serve`, and the conformance suite's runs with their summaries.
 //!
 //! Every wait is for a condition with a deadline: a port that accepts, a
@@ -92,18 +92,38 @@ pub async fn python_http_server() -> Option<Listening> {
 /// tests/peers/python/http_server.py on `port` (0: any), with `flags`
 /// (`--resumable`).
 pub async fn python_http_server_on(port: u16, flags: &[&str]) -> Option<Listening> {
-    let mut program = python("http_server.py")?;
-    program.push(port.to_string());
-    program.extend(flags.iter().map(|f| f.to_string()));
+    let mut args = vec![port.to_string()];
+    args.extend(flags.iter().map(|f| f.to_string()));
+    python_listening("http_server.py", &args).await
+}
+
+/// tests/peers/python/conformance_server.py over Streamable HTTP on a port
+/// of its choosing: what the suite's server scenarios expect, all of them.
+pub async fn conformance_server_over_http() -> Option<Listening> {
+    python_listening("conformance_server.py", &[]).await
+}
+
+/// tests/peers/python/conformance_server.py as a stdio server's command.
+pub fn conformance_server_over_stdio() -> Option<Vec<String>> {
+    let mut program = python("conformance_server.py")?;
+    program.push("--stdio".into());
+    Some(program)
+}
+
+/// A Python peer of tests/peers/python that prints `listening on URL`
+/// once it accepts connections, started with `args`.
+async fn python_listening(script: &str, args: &[String]) -> Option<Listening> {
+    let mut program = python(script)?;
+    program.extend(args.iter().cloned());
     let mut child = command(&program)
         .stdout(Stdio::piped())
         .spawn()
         .expect("python3 starts");
     let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let line = within("http_server.py to say where it listens", lines.next_line())
+    let line = within(&format!("{script} to say where it listens"), lines.next_line())
         .await
         .expect("read")
-        .expect("http_server.py ended before it listened");
+        .unwrap_or_else(|| panic!("{script} ended before it listened"));
     let url = line
         .strip_prefix("listening on ")
         .unwrap_or_else(|| panic!("not the line expected: {line}"))

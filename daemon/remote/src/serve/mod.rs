@@ -26,6 +26,7 @@ pub mod pipe;
 pub mod rpc;
 pub mod session;
 pub mod settings;
+mod sse;
 pub mod stateless;
 pub mod stream;
 pub mod token;

@@ -7,13 +7,15 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::body::Body;
 use axum::http::{StatusCode, header};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
 use super::rpc::{Rejection, SERVER_ERROR};
+use super::sse;
 
 /// Events queued for one connection before the router waits for it.
 const CONNECTION_EVENTS: usize = 32;
@@ -197,31 +199,39 @@ fn seq_in(id: &str) -> Option<u64> {
 }
 
 /// An SSE response: an optional priming event, the replay, then what the
-/// connection is fed, ending after the stream's last event. `guard` is
-/// dropped when the client goes or the stream ends.
+/// connection is fed, ending after the stream's last event, with a comment
+/// whenever it has been idle for [`sse::KEEP_ALIVE`]. `guard` is dropped
+/// when the client goes or the stream ends.
 pub fn respond<G: Send + 'static>(
     priming: Option<String>,
     replay: Vec<Item>,
     feed: Option<mpsc::Receiver<Item>>,
     guard: G,
 ) -> Response {
-    // SSE cannot carry an empty `data:` line through axum's `Event`, so
-    // the priming event has an id and a retry but no data: clients that
-    // read it (the Python SDK) take its id, others ignore it.
-    let priming = priming.map(|id| Event::default().id(id).retry(RETRY));
+    let priming = priming.map(|id| sse::priming(&id, RETRY));
     let ended = replay.iter().any(|item| item.last);
     let head = futures_util::stream::iter(priming.into_iter().chain(replay.into_iter().map(event)));
     let tail = futures_util::stream::unfold(
         (feed.filter(|_| !ended), Some(guard)),
         |(feed, guard)| async move {
             let mut feed = feed?;
-            let item = feed.recv().await?;
-            let next = if item.last { None } else { Some(feed) };
-            Some((event(item), (next, guard)))
+            match tokio::time::timeout(sse::KEEP_ALIVE, feed.recv()).await {
+                Err(_) => Some((Bytes::from_static(sse::COMMENT), (Some(feed), guard))),
+                Ok(item) => {
+                    let item = item?;
+                    let next = if item.last { None } else { Some(feed) };
+                    Some((event(item), (next, guard)))
+                }
+            }
         },
     );
-    Sse::new(head.chain(tail).map(Ok::<_, Infallible>))
-        .keep_alive(KeepAlive::default())
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from_stream(head.chain(tail).map(Ok::<_, Infallible>)),
+    )
         .into_response()
 }
 
@@ -255,12 +265,8 @@ pub async fn answer<G: Send + 'static>(
     .into_response()
 }
 
-fn event(item: Item) -> Event {
-    let event = Event::default().data(&*item.line);
-    match item.id {
-        Some(id) => event.id(id),
-        None => event,
-    }
+fn event(item: Item) -> Bytes {
+    sse::message(item.id.as_deref(), &item.line)
 }
 
 #[cfg(test)]
