@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use elicit_remote::auth::{AuthConfig, ClientIdentity, Consent, Secret, StoreChoice};
+use elicit_remote::auth::{AuthConfig, ClientIdentity, Secret, StoreChoice};
 use url::Url;
 
 /// How `elicit` signs in to a remote MCP server that asks for it (OAuth
@@ -51,11 +51,6 @@ pub struct AuthArgs {
     /// Seconds to wait for your consent and the browser's return.
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub auth_timeout: u64,
-    /// Fetch the sign-in page without asking anyone and follow its
-    /// redirects: only for test authorization servers that grant at once
-    /// (the MCP conformance suite's).
-    #[arg(long, hide = true)]
-    pub auth_unattended: bool,
 }
 
 /// Where tokens are kept.
@@ -116,11 +111,6 @@ impl AuthArgs {
             scopes: (!scopes.is_empty()).then_some(scopes),
             store,
             step_up_limit: self.step_up_limit,
-            consent: if self.auth_unattended {
-                Consent::Unattended
-            } else {
-                Consent::Broker
-            },
             patience: Duration::from_secs(self.auth_timeout),
             ..defaults
         })

@@ -34,7 +34,6 @@ use tokio_util::sync::CancellationToken;
 use url::Url;
 
 use challenge::Challenge;
-pub use consent::Consent;
 use discovery::Discovered;
 pub use error::AuthError;
 use redirect::Redirect;
@@ -63,8 +62,6 @@ pub struct AuthConfig {
     /// no scope to those already asked (a server that never accepts);
     /// MCP's conformance suite allows at most 3 attempts in all.
     pub step_up_limit: u32,
-    /// How the authorization URL reaches a browser.
-    pub consent: Consent,
     /// How long to wait for the user's consent and the browser's return.
     pub patience: Duration,
 }
@@ -81,7 +78,6 @@ impl Default for AuthConfig {
             scopes: None,
             store: StoreChoice::Auto,
             step_up_limit: 2,
-            consent: Consent::Broker,
             patience: Duration::from_secs(300),
         }
     }
@@ -423,12 +419,9 @@ impl Auth {
         let origin = self.origin.lock().map(|o| o.clone()).unwrap_or_default();
         let server = origin.server.clone().unwrap_or_else(|| self.server.to_string());
         let asked = async {
-            match self.config.consent {
-                Consent::Broker => {
-                    consent::ask_broker(self.config.bus.as_deref(), &origin, &server, url).await
-                }
-                Consent::Unattended => consent::fetch_unattended(url).await,
-            }
+            // Only ever through the user: an authorization server that
+            // grants without one (a test's) still waits for a human's yes.
+            consent::ask_broker(self.config.bus.as_deref(), &origin, &server, url).await
         };
         tokio::select! {
             asked = asked => asked,
