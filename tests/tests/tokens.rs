@@ -14,10 +14,11 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use elicit_tests::http::client_scenario;
-use elicit_tests::{Daemon, PrivateBus, eventually, which};
+use elicit_tests::mcp::Host;
+use elicit_tests::{Daemon, PrivateBus, eventually, which, within};
 use tempfile::TempDir;
-use tokio::io::AsyncWriteExt;
-use tokio::process::{Child, Command};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdout, Command};
 
 /// `gnome-keyring-daemon` and `secret-tool`, or a loud skip (a failure
 /// under `CI`).
@@ -365,4 +366,108 @@ async fn secret_service_keeps_the_tokens() {
         !on_disk.windows(token.len()).any(|w| w == token.as_bytes()),
         "the keyring file holds the token in the clear"
     );
+
+    // Reuse: the record, moved to a server of the test's own that takes
+    // that token alone, is sent from the keyring on the first request;
+    // no 401, no consent. (The conformance server is gone, and its port
+    // is new each run: the record's resource is changed to this one's,
+    // and it is made to never expire so that no refresh is tried.)
+    let (mut server, url, mut said) = bearer_server(token).await;
+    let mut moved = record.clone();
+    moved["resource"] = url.clone().into();
+    moved["expires_at"] = serde_json::Value::Null;
+    moved["refresh_token"] = serde_json::Value::Null;
+    store_item(&bus, &url, client, &moved.to_string()).await;
+    let mut cmd = Command::new(elicit_tests::binary("elicit"));
+    cmd.args([
+        "--bus",
+        bus.address(),
+        "proxy",
+        "--url",
+        &url,
+        "--token-store",
+        "secret-service",
+    ])
+    .env("DBUS_SESSION_BUS_ADDRESS", bus.address())
+    .env("XDG_STATE_HOME", scratch.path().join("state"));
+    let mut host = Host::spawn(cmd);
+    let init = host.initialize(serde_json::json!({})).await;
+    assert_eq!(
+        init["result"]["serverInfo"]["name"], "bearer-server",
+        "the kept token opened the server: {init}"
+    );
+    let listed = host.call(1, "tools/list", serde_json::json!({})).await;
+    assert!(listed["result"]["tools"].is_array(), "tools/list: {listed}");
+    drop(host);
+    server.kill().await.expect("kill the server");
+    let mut requests = Vec::new();
+    while let Ok(Some(line)) = said.next_line().await {
+        requests.push(line);
+    }
+    eprintln!("the server saw: {requests:?}");
+    assert!(
+        !requests.is_empty() && requests.iter().all(|r| r.ends_with(" ok")),
+        "every request bore the kept token: {requests:?}"
+    );
+    let conn = bus.connect().await;
+    let asked = elicit_tests::history(&conn).await;
+    assert_eq!(
+        asked.len(),
+        1,
+        "no consent beyond the first run's sign-in: {asked:?}"
+    );
+    assert!(
+        !scratch.path().join("state").exists(),
+        "the second run wrote no state either"
+    );
+}
+
+/// tests/peers/python/bearer_server.py taking `token` alone: the process,
+/// its URL, and the rest of its output (a line per request).
+async fn bearer_server(token: &str) -> (Child, String, Lines<BufReader<ChildStdout>>) {
+    let mut child = Command::new("python3")
+        .arg(elicit_tests::mcp::peers().join("python/bearer_server.py"))
+        .arg(token)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("python3 starts");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let line = within("bearer_server.py to listen", lines.next_line())
+        .await
+        .expect("read")
+        .expect("bearer_server.py ended before it listened");
+    let url = line.strip_prefix("listening on ").expect("its URL").to_owned();
+    (child, url, lines)
+}
+
+/// Stores `secret` in the default collection with the attributes the
+/// proxy's store uses, through libsecret's `secret-tool store`.
+async fn store_item(bus: &PrivateBus, resource: &str, client: &str, secret: &str) {
+    let mut child = Command::new("secret-tool")
+        .args([
+            "store",
+            "--label",
+            &format!("elicit: MCP authorization for {resource}"),
+            "application",
+            "elicit",
+            "elicit-resource",
+            resource,
+            "elicit-client",
+            client,
+        ])
+        .env("DBUS_SESSION_BUS_ADDRESS", bus.address())
+        .stdin(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("secret-tool runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(secret.as_bytes())
+        .await
+        .expect("write the secret");
+    drop(stdin);
+    let status = within("secret-tool store", child.wait()).await.expect("wait");
+    assert!(status.success(), "secret-tool store: {status}");
 }
