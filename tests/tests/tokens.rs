@@ -250,7 +250,8 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 /// conformance suite's server (auth/metadata-default) and keeps the tokens
 /// in GNOME Keyring: one item with the attributes the store writes, the
 /// whole record as its secret, no token file, and the access token in no
-/// line the proxy printed nor in the keyring's file on disk (encrypted).
+/// line the proxy printed nor in the keyring's file on disk (encrypted);
+/// then a second proxy sends the kept token from the keyring at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn secret_service_keeps_the_tokens() {
     if !tools() {
