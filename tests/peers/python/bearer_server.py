@@ -11,13 +11,20 @@ Prints `listening on http://127.0.0.1:PORT/mcp`, then one line per request:
 
 import json
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOKEN = sys.argv[1]
 
 
+# Requests are handled on threads: one line at a time, whole.
+SAYING = threading.Lock()
+
+
 def say(line):
-    print(line, flush=True)
+    with SAYING:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
 
 
 class Handler(BaseHTTPRequestHandler):
