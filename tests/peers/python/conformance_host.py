@@ -27,6 +27,7 @@ Environment:
 * BRIDGE=fastmcp: `elicit proxy -- python3 fastmcp_bridge.py URL` instead of
   `--url` (the stdio proxy behind fastmcp's stdio-to-HTTP bridge).
 * PROXY_FLAGS: a JSON list of more flags for `elicit proxy`.
+* PROXY_STDERR: a file for the proxy's standard error (else this host's).
 """
 
 import json
@@ -163,8 +164,9 @@ async def main(url):
     args, env = proxy_args(url)
     log(f"elicit {' '.join(args)}")
     server = StdioServerParameters(command=ELICIT, args=args, env={**os.environ, **env})
+    errlog = open(os.environ["PROXY_STDERR"], "a") if os.environ.get("PROXY_STDERR") else sys.stderr
     try:
-        async with stdio_client(server) as (read, write):
+        async with stdio_client(server, errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 for tool in (await session.list_tools()).tools:
@@ -173,6 +175,8 @@ async def main(url):
                     log(f"{tool.name}: {texts}")
     finally:
         watch.kill()
+        if errlog is not sys.stderr:
+            errlog.close()
 
 
 if __name__ == "__main__":
