@@ -10,8 +10,8 @@
 use std::os::unix::fs::PermissionsExt;
 use std::process::Stdio;
 
-use elicit_tests::http::python_http_server;
-use elicit_tests::mcp::{peers, python, system};
+use elicit_tests::http::{everything_over_http, python_http_server};
+use elicit_tests::mcp::{everything, peers, python, system};
 use elicit_tests::procs::children_of;
 use elicit_tests::{binary, eventually, within};
 use serde_json::{Value, json};
@@ -195,6 +195,40 @@ async fn a_remote_upstream_is_served_with_the_same_brokering() {
             .expect("accept");
         let result = result_of(&mut lines).await;
         assert_eq!(result["text"], format!("booked 1 x {seat}"), "{mode}: {result}");
+    }
+}
+
+/// server-everything behind `elicit serve`, as a stdio command and as an
+/// upstream URL (its `streamableHttp`): its elicitation tool is brokered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_everything_is_served_with_the_same_brokering() {
+    let (Some(stdio), Some(remote)) = (everything(), everything_over_http().await) else {
+        return;
+    };
+    let (bus, _daemon, mut frontend) = system().await;
+    let mut upstream = vec!["--upstream".to_owned(), remote.url.clone()];
+    let mut command = vec!["--".to_owned()];
+    command.extend(stdio);
+    for args in [&mut upstream, &mut command] {
+        let serve = Serve::start_with(bus.address(), args, &[]).await;
+        let (_host, mut lines) = host(&serve.url, "legacy", "trigger-elicitation-request");
+        let shown = frontend.next_show().await;
+        assert_eq!(
+            shown.server.as_deref(),
+            Some("mcp-servers/everything"),
+            "{args:?}"
+        );
+        frontend
+            .answer(
+                &shown,
+                "accept",
+                json!({"name": "Ada Lovelace", "check": true, "integer": 7}),
+            )
+            .await
+            .expect("accept");
+        let result = result_of(&mut lines).await;
+        let text = result["text"].as_str().unwrap_or_default();
+        assert!(text.contains("- Name: Ada Lovelace"), "{args:?}: {result}");
     }
 }
 
