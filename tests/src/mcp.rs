@@ -130,11 +130,17 @@ impl Host {
 
     /// Starts `cmd` with piped stdin and stdout, the Python peers on its
     /// path.
-    pub fn spawn(mut cmd: Command) -> Host {
+    pub fn spawn(cmd: Command) -> Host {
+        Host::spawn_with_stderr(cmd, Stdio::inherit())
+    }
+
+    /// [`Host::spawn`], its standard error going to `stderr` (a file the
+    /// test reads afterwards, say).
+    pub fn spawn_with_stderr(mut cmd: Command, stderr: impl Into<Stdio>) -> Host {
         cmd.env("PYTHONPATH", peers().join("python/site"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .kill_on_drop(true);
         let mut child = cmd.spawn().expect("start the process");
         let stdin = child.stdin.take();

@@ -373,7 +373,7 @@ async fn secret_service_keeps_the_tokens() {
     // no 401, no consent. (The conformance server is gone, and its port
     // is new each run: the record's resource is changed to this one's,
     // and it is made to never expire so that no refresh is tried.)
-    let (mut server, url, mut said) = bearer_server(token).await;
+    let (server, url, said) = bearer_server(&[token]).await;
     let mut moved = record.clone();
     moved["resource"] = url.clone().into();
     moved["expires_at"] = serde_json::Value::Null;
@@ -400,12 +400,7 @@ async fn secret_service_keeps_the_tokens() {
     let listed = host.call(1, "tools/list", serde_json::json!({})).await;
     assert!(listed["result"]["tools"].is_array(), "tools/list: {listed}");
     drop(host);
-    server.kill().await.expect("kill the server");
-    let mut requests = Vec::new();
-    while let Ok(Some(line)) = said.next_line().await {
-        requests.push(line);
-    }
-    eprintln!("the server saw: {requests:?}");
+    let requests = heard(server, said).await;
     assert!(
         !requests.is_empty() && requests.iter().all(|r| r.ends_with(" ok")),
         "every request bore the kept token: {requests:?}"
@@ -423,12 +418,13 @@ async fn secret_service_keeps_the_tokens() {
     );
 }
 
-/// tests/peers/python/bearer_server.py taking `token` alone: the process,
+/// tests/peers/python/bearer_server.py with `args` (the token it takes,
+/// then for a refresh the refresh token and the new tokens): the process,
 /// its URL, and the rest of its output (a line per request).
-async fn bearer_server(token: &str) -> (Child, String, Lines<BufReader<ChildStdout>>) {
+async fn bearer_server(args: &[&str]) -> (Child, String, Lines<BufReader<ChildStdout>>) {
     let mut child = Command::new("python3")
         .arg(elicit_tests::mcp::peers().join("python/bearer_server.py"))
-        .arg(token)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .kill_on_drop(true)
@@ -441,6 +437,17 @@ async fn bearer_server(token: &str) -> (Child, String, Lines<BufReader<ChildStdo
         .expect("bearer_server.py ended before it listened");
     let url = line.strip_prefix("listening on ").expect("its URL").to_owned();
     (child, url, lines)
+}
+
+/// Stops the bearer server: every line it printed after listening.
+async fn heard(mut server: Child, mut said: Lines<BufReader<ChildStdout>>) -> Vec<String> {
+    server.kill().await.expect("kill the server");
+    let mut requests = Vec::new();
+    while let Ok(Some(line)) = said.next_line().await {
+        requests.push(line);
+    }
+    eprintln!("the server saw: {requests:?}");
+    requests
 }
 
 /// Stores `secret` in the default collection with the attributes the
@@ -471,4 +478,193 @@ async fn store_item(bus: &PrivateBus, resource: &str, client: &str, secret: &str
     drop(stdin);
     let status = within("secret-tool store", child.wait()).await.expect("wait");
     assert!(status.success(), "secret-tool store: {status}");
+}
+
+/// The token file `--token-store file --token-dir DIR` keeps for
+/// `resource` with a dynamically registered client: its name is the
+/// SHA-256 of the resource, a NUL and the client identity, in hex.
+fn token_file(dir: &Path, resource: &str) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(resource.as_bytes());
+    hash.update([0]);
+    hash.update(b"dynamic");
+    let name: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    dir.join(format!("{name}.json"))
+}
+
+/// Seconds since the epoch.
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs()
+}
+
+/// `elicit proxy --url … --token-store file` with a kept record whose
+/// access token expired a minute ago refreshes it before its first
+/// request: one refresh at the record's token endpoint, then every
+/// request with the new token, no consent asked (the bus leads nowhere,
+/// so that asking would fail), the new token and expiry kept in the file
+/// (still 0600), and no token in the proxy's trace.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_store_refreshes_before_expiry() {
+    // Distinct per run, so that a match in the trace is this run's.
+    let run = format!("{}-{}", std::process::id(), now());
+    let old = format!("old-access-{run}");
+    let refresh = format!("old-refresh-{run}");
+    let new = format!("new-access-{run}");
+    let new_refresh = format!("new-refresh-{run}");
+    let (server, url, said) = bearer_server(&[&old, &refresh, &new, &new_refresh]).await;
+    let token_endpoint = url.replace("/mcp", "/token");
+
+    let scratch = tempfile::Builder::new()
+        .prefix("elicit-refresh-test")
+        .tempdir()
+        .expect("temp dir");
+    let dir = scratch.path().join("tokens");
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .expect("mkdir");
+    let expired = now() - 60;
+    let record = serde_json::json!({
+        "client": {"id": "elicit-refresh-test", "secret": null, "method": "none"},
+        "access_token": old,
+        "refresh_token": refresh,
+        "expires_at": expired,
+        "scopes": [],
+        "token_endpoint": token_endpoint,
+        "resource": url,
+        "redirect_port": null,
+    });
+    let file = token_file(&dir, &url);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&file)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, record.to_string().as_bytes()))
+        .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+
+    let stderr_path = scratch.path().join("proxy.stderr");
+    let stderr = std::fs::File::create(&stderr_path).expect("create the stderr file");
+    let mut cmd = Command::new(elicit_tests::binary("elicit"));
+    cmd.args([
+        "--bus",
+        "unix:path=/nonexistent/elicit-refresh-test",
+        "proxy",
+        "--url",
+        &url,
+    ])
+    .args(["--token-store", "file", "--token-dir"])
+    .arg(&dir)
+    .env("ELICIT_LOG", "trace")
+    .env("XDG_STATE_HOME", scratch.path().join("state"))
+    .env_remove("DBUS_SESSION_BUS_ADDRESS");
+    let mut host = Host::spawn_with_stderr(cmd, stderr);
+    let init = host.initialize(serde_json::json!({})).await;
+    let listed = host.call(1, "tools/list", serde_json::json!({})).await;
+    host.close_stdin();
+    let code = host.exit_code().await;
+    let printed = std::fs::read_to_string(&stderr_path).unwrap_or_default();
+    let requests = heard(server, said).await;
+    let tail: String = {
+        let lines: Vec<&str> = printed.lines().collect();
+        lines[lines.len().saturating_sub(40)..].join("\n")
+    };
+    assert_eq!(
+        init["result"]["serverInfo"]["name"], "bearer-server",
+        "initialize went through with the refreshed token: {init}\n--- the server saw: {requests:?}\n--- the proxy's stderr ends:\n{tail}"
+    );
+    assert!(listed["result"]["tools"].is_array(), "tools/list: {listed}");
+    assert_eq!(code, Some(0), "the proxy ends cleanly when the host goes");
+
+    // One refresh, first; then only the new token, each request taken.
+    let refreshes: Vec<usize> = requests
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.starts_with("POST /token"))
+        .map(|(i, _)| i)
+        .collect();
+    let mcp: Vec<(usize, &String)> = requests
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.contains(" /mcp "))
+        .collect();
+    assert_eq!(
+        refreshes.len(),
+        1,
+        "exactly one call at the token endpoint: {requests:?}"
+    );
+    assert_eq!(
+        requests[refreshes[0]], "POST /token refresh ok",
+        "the refresh was granted: {requests:?}"
+    );
+    assert!(
+        !mcp.is_empty() && mcp[0].0 > refreshes[0],
+        "the refresh came before the first /mcp request: {requests:?}"
+    );
+    assert!(
+        mcp.iter().all(|(_, r)| r.ends_with(" new ok")),
+        "every /mcp request bore the new token and was taken: {requests:?}"
+    );
+    assert!(
+        mcp.iter().any(|(_, r)| r.starts_with("POST /mcp ")),
+        "the requests reached /mcp: {requests:?}"
+    );
+    assert!(
+        requests.iter().all(|r| !r.starts_with("GET /.well-known/")),
+        "no discovery, as for a new sign-in: {requests:?}"
+    );
+
+    // The file holds the new tokens and expiry, readable by the user alone.
+    let kept: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display())),
+    )
+    .expect("the kept record is JSON");
+    assert_eq!(
+        kept["access_token"].as_str(),
+        Some(new.as_str()),
+        "the new access token is kept"
+    );
+    assert_eq!(
+        kept["refresh_token"].as_str(),
+        Some(new_refresh.as_str()),
+        "the new refresh token is kept"
+    );
+    let expires_at = kept["expires_at"].as_u64().expect("an expiry");
+    assert!(
+        expires_at >= now() + 3000 && expires_at <= now() + 3600,
+        "the new expiry is an hour from the refresh: {expires_at} (now {})",
+        now()
+    );
+    assert_eq!(kept["resource"], record["resource"], "the same resource");
+    assert_eq!(kept["client"], record["client"], "the same client");
+    let mode = std::fs::metadata(&file).expect("stat").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the token file is the user's alone");
+    assert_eq!(
+        std::fs::read_dir(&dir).expect("read the token dir").count(),
+        1,
+        "the record was replaced, no other file left"
+    );
+    assert!(
+        !scratch.path().join("state").exists(),
+        "nothing went under XDG_STATE_HOME"
+    );
+
+    // Traced at every level, and still no token.
+    assert!(
+        printed.lines().count() > 5,
+        "ELICIT_LOG=trace traced something:\n{printed}"
+    );
+    for (what, secret) in [
+        ("old access token", &old),
+        ("old refresh token", &refresh),
+        ("new access token", &new),
+        ("new refresh token", &new_refresh),
+    ] {
+        assert!(!printed.contains(secret.as_str()), "the proxy printed the {what}");
+    }
 }

@@ -3,22 +3,32 @@ that answers only requests bearing one access token, for the tokens test:
 any other request gets 401 with a `WWW-Authenticate: Bearer` challenge, as
 a protected resource does. Python's standard library alone.
 
-    python3 bearer_server.py TOKEN
+    python3 bearer_server.py TOKEN [REFRESH NEW_TOKEN NEW_REFRESH]
+
+With the refresh arguments it is its own token endpoint too: `POST /token`
+with the form `grant_type=refresh_token&refresh_token=REFRESH&resource=`
+its URL answers NEW_TOKEN (expiring in an hour) and NEW_REFRESH, once;
+from then on /mcp takes NEW_TOKEN alone.
 
 Prints `listening on http://127.0.0.1:PORT/mcp`, then one line per request:
-`METHOD PATH ok` or `METHOD PATH 401 (none|wrong)` (never the token).
+`METHOD PATH TOKEN ok` or `METHOD PATH TOKEN 401`, TOKEN being `old`
+(TOKEN), `new` (NEW_TOKEN), `none` or `wrong`; and `POST /token refresh ok`
+or `POST /token 400 REASON`. Never a token itself.
 """
 
 import json
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs
 
 TOKEN = sys.argv[1]
+REFRESH, NEW_TOKEN, NEW_REFRESH = (sys.argv[2:5] + [None, None, None])[:3]
 
-
-# Requests are handled on threads: one line at a time, whole.
+# Requests are handled on threads: one line at a time, whole; and the
+# token taken changes under the same lock.
 SAYING = threading.Lock()
+refreshed = False
 
 
 def say(line):
@@ -44,16 +54,55 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def resource(self):
+        return f"http://127.0.0.1:{self.server.server_address[1]}/mcp"
+
     def authorized(self):
         given = self.headers.get("Authorization")
-        if given == f"Bearer {TOKEN}":
-            say(f"{self.command} {self.path} ok")
+        if given is None:
+            label = "none"
+        elif given == f"Bearer {TOKEN}":
+            label = "old"
+        elif NEW_TOKEN is not None and given == f"Bearer {NEW_TOKEN}":
+            label = "new"
+        else:
+            label = "wrong"
+        with SAYING:
+            ok = label == ("new" if refreshed else "old")
+            sys.stdout.write(f"{self.command} {self.path} {label} {'ok' if ok else '401'}\n")
+            sys.stdout.flush()
+        if ok:
             return True
-        say(f"{self.command} {self.path} 401 ({'none' if given is None else 'wrong'})")
         port = self.server.server_address[1]
         metadata = f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"
         self.reply(401, {"error": "invalid_token"}, [("WWW-Authenticate", f'Bearer resource_metadata="{metadata}"')])
         return False
+
+    def token(self, body):
+        global refreshed
+        form = {name: values[0] for name, values in parse_qs(body.decode()).items()}
+        with SAYING:
+            if REFRESH is None:
+                reason = "no token endpoint"
+            elif form.get("grant_type") != "refresh_token":
+                reason = "grant_type " + form.get("grant_type", "none")
+            elif refreshed or form.get("refresh_token") != REFRESH:
+                reason = "refresh_token wrong"
+            elif form.get("resource") != self.resource():
+                reason = "resource " + form.get("resource", "none")
+            else:
+                reason = None
+                refreshed = True
+            sys.stdout.write(f"POST /token {'refresh ok' if reason is None else '400 ' + reason}\n")
+            sys.stdout.flush()
+        if reason is not None:
+            self.reply(400, {"error": "invalid_grant"})
+            return
+        self.reply(
+            200,
+            {"access_token": NEW_TOKEN, "token_type": "Bearer", "expires_in": 3600, "refresh_token": NEW_REFRESH},
+            [("Cache-Control", "no-store")],
+        )
 
     def do_GET(self):
         if self.path.startswith("/.well-known/"):
@@ -69,6 +118,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path == "/token":
+            self.token(body)
+            return
         if not self.authorized():
             return
         message = json.loads(body or b"{}")
