@@ -141,7 +141,7 @@ async fn answer(
         return Err(BridgeError::SessionExpired);
     }
     if !status.is_success() {
-        return Err(refusal(session, response).await);
+        return Err(refusal(response).await);
     }
     if initialize {
         session.set_session_id(&response);
@@ -161,7 +161,7 @@ async fn answer(
 
 /// An error status as the host will read it: a JSON-RPC error the server
 /// put in the body goes through as it is, anything else is summed up.
-async fn refusal(session: &Session, response: Response) -> BridgeError {
+async fn refusal(response: Response) -> BridgeError {
     let status = response.status().as_u16();
     let text = body::whole(response, 4096).await.unwrap_or_default();
     let text = String::from_utf8_lossy(&text);
@@ -181,7 +181,6 @@ async fn refusal(session: &Session, response: Response) -> BridgeError {
             }
         }
     };
-    let _ = session;
     BridgeError::Status { status, detail }
 }
 
@@ -239,7 +238,7 @@ async fn follow_asking(
             })
             .await?;
         if !response.status().is_success() {
-            return Err(refusal(session, response).await);
+            return Err(refusal(response).await);
         }
         let mut resumed = relay_events(session, response, Some(key)).await;
         asked.append(&mut resumed.asked);
