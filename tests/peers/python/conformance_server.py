@@ -23,12 +23,10 @@ logging/setLevel) the low-level handler or session does it.
 
 import base64
 import logging
-import socket
 import sys
 import warnings
 
 import anyio
-import uvicorn
 from mcp_types import (
     AudioContent,
     Completion,
@@ -405,22 +403,10 @@ def negotiated_version(app):
 async def serve_http(port: int) -> None:
     # Imported here: http_server.py registers its own tools on another
     # server, which stdio never needs.
-    from http_server import MemoryEventStore
+    from http_server import MemoryEventStore, serve_app
 
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", port))
-    port = listener.getsockname()[1]
     app = server.streamable_http_app(host="127.0.0.1", event_store=MemoryEventStore(), retry_interval=100)
-    http = uvicorn.Server(uvicorn.Config(negotiated_version(app), log_level="warning"))
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(lambda: http.serve(sockets=[listener]))
-        while not http.started:
-            if tasks.cancel_scope.cancel_called:
-                return
-            await anyio.sleep(0.01)
-        print(f"listening on http://127.0.0.1:{port}/mcp", flush=True)
-
+    await serve_app(negotiated_version(app), port)
 
 if __name__ == "__main__":
     # The SDK logs every session and tool error at INFO, and warns that

@@ -107,16 +107,22 @@ class MemoryEventStore(EventStore):
 async def main(port: int, resumable: bool) -> None:
     # The SDK logs every session at INFO; a test's output needs none of it.
     logging.getLogger("mcp").setLevel(logging.WARNING)
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", port))
-    port = listener.getsockname()[1]
     if resumable:
         app = server.streamable_http_app(host="127.0.0.1", event_store=MemoryEventStore(), retry_interval=100)
     else:
         app = server.streamable_http_app(host="127.0.0.1")
-    config = uvicorn.Config(app, log_level="warning")
-    http = uvicorn.Server(config)
+    await serve_app(app, port)
+
+
+async def serve_app(app, port: int) -> None:
+    """Serves the ASGI `app` on 127.0.0.1:`port` (0: any) and prints
+    `listening on URL` once it accepts connections. uvicorn cannot report
+    the port it got when given 0, hence the socket bound first."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))
+    port = listener.getsockname()[1]
+    http = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(lambda: http.serve(sockets=[listener]))
         while not http.started:
@@ -124,7 +130,6 @@ async def main(port: int, resumable: bool) -> None:
                 return
             await anyio.sleep(0.01)
         print(f"listening on http://127.0.0.1:{port}/mcp", flush=True)
-
 
 if __name__ == "__main__":
     numbers = [a for a in sys.argv[1:] if a.isdigit()]
