@@ -120,11 +120,12 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     let code = match args.url {
         Some(url) => {
             let remote = args.remote.options(url, bus, options.max_line_bytes)?;
-            let ends = bridge::open(remote)?.into_ends(
-                proxy::stdio::host_input(),
-                proxy::stdio::host_output(),
-                proxy::relay::stop_on_signals()?,
-            );
+            let ends = proxy::Ends {
+                server: bridge::open(remote)?,
+                stop: proxy::relay::stop_on_signals()?,
+                host_input: proxy::stdio::host_input(),
+                host_output: proxy::stdio::host_output(),
+            };
             proxy::run_with(options, ends).await?
         }
         None => proxy::run(options).await?,

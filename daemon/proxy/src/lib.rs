@@ -45,7 +45,7 @@ pub mod verify;
 use std::time::Duration;
 
 pub use error::ProxyError;
-pub use relay::{Ends, run, run_with};
+pub use relay::{Ends, ServerEnd, run, run_with};
 
 /// Who answers a 2025-era elicitation when the host can too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

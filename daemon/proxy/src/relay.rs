@@ -47,34 +47,49 @@ pub struct Ends {
     pub host_input: HostInput,
     /// Lines for the host.
     pub host_output: HostOutput,
-    /// Lines for the server.
-    pub server_input: Box<dyn AsyncWrite + Send + Unpin>,
-    /// Lines from the server.
-    pub server_output: Box<dyn AsyncRead + Send + Unpin>,
-    /// The server's life: a process group, or a transport's task.
-    pub server: Server,
-    /// Who asks, as forms will name it until the peers name themselves.
-    pub origin: Origin,
+    /// The server's side.
+    pub server: ServerEnd,
     /// Resolves when whoever runs the relay wants it to end as if the host
     /// had left (a signal, a closed HTTP session).
     pub stop: Stop,
+}
+
+/// The server's side of a relay: a command it started, or a transport to
+/// a remote server.
+pub struct ServerEnd {
+    /// Lines for the server.
+    pub input: Box<dyn AsyncWrite + Send + Unpin>,
+    /// Lines from the server.
+    pub output: Box<dyn AsyncRead + Send + Unpin>,
+    /// The server's life: a process group, or a transport's task.
+    pub life: Server,
+    /// Who asks, as forms will name it until the peers name themselves.
+    pub origin: Origin,
+}
+
+impl ServerEnd {
+    /// Starts `command` in a process group of its own, on pipes.
+    pub fn command(command: &[String]) -> Result<ServerEnd, ProxyError> {
+        let (life, (input, output)) = Server::spawn(command)?;
+        stdio::widen(output.as_fd());
+        Ok(ServerEnd {
+            input: Box::new(input),
+            output: Box::new(output),
+            life,
+            origin: command_origin(command),
+        })
+    }
 }
 
 /// Runs the proxy in front of `options.command` on the proxy's own stdio
 /// until the server exits; returns the server's exit code (128 + signal
 /// when a signal ended it), which the proxy should exit with.
 pub async fn run(options: Options) -> Result<i32, ProxyError> {
-    let (server, (server_in, server_out)) = Server::spawn(&options.command)?;
-    stdio::widen(server_out.as_fd());
-    let stop = stop_on_signals()?;
     let ends = Ends {
+        server: ServerEnd::command(&options.command)?,
+        stop: stop_on_signals()?,
         host_input: stdio::host_input(),
         host_output: stdio::host_output(),
-        server_input: Box::new(server_in),
-        server_output: Box::new(server_out),
-        server,
-        origin: command_origin(&options.command),
-        stop,
     };
     run_with(options, ends).await
 }
@@ -110,10 +125,13 @@ pub async fn run_with(options: Options, ends: Ends) -> Result<i32, ProxyError> {
     let Ends {
         host_input,
         host_output,
-        server_input,
-        server_output,
-        mut server,
-        origin,
+        server:
+            ServerEnd {
+                input: server_input,
+                output: server_output,
+                life: mut server,
+                origin,
+            },
         mut stop,
     } = ends;
     let origin = Arc::new(Mutex::new(origin));

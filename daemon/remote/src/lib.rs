@@ -15,4 +15,5 @@
 
 pub mod auth;
 pub mod bridge;
+mod lines;
 pub mod serve;

@@ -30,14 +30,13 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use elicit_proto::dbus::Origin;
-use elicit_proxy::Ends;
+use elicit_proxy::ServerEnd;
 use elicit_proxy::framing::{Frame, LineReader};
 use elicit_proxy::server::{Ended, Server};
 use reqwest::header::HeaderMap;
-use tokio::io::{AsyncRead, AsyncWrite, BufReader, DuplexStream};
+use tokio::io::{BufReader, DuplexStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
-use tokio_util::io::StreamReader;
 use url::Url;
 
 pub use error::BridgeError;
@@ -85,41 +84,9 @@ impl Options {
     }
 }
 
-/// The server side of a relay's [`Ends`], for a remote server.
-pub struct Remote {
-    /// Lines for the server: each becomes a POST.
-    pub input: Box<dyn AsyncWrite + Send + Unpin>,
-    /// Lines from the server: JSON bodies and SSE events.
-    pub output: Box<dyn AsyncRead + Send + Unpin>,
-    /// Ends when the host has gone and the session is closed.
-    pub server: Server,
-    /// The server as forms name it until it names itself.
-    pub origin: Origin,
-}
-
-impl Remote {
-    /// Completes `Ends` with the host's side.
-    pub fn into_ends(
-        self,
-        host_input: elicit_proxy::stdio::HostInput,
-        host_output: elicit_proxy::stdio::HostOutput,
-        stop: elicit_proxy::relay::Stop,
-    ) -> Ends {
-        Ends {
-            host_input,
-            host_output,
-            server_input: self.input,
-            server_output: self.output,
-            server: self.server,
-            origin: self.origin,
-            stop,
-        }
-    }
-}
-
 /// Starts a bridge to `options.url` on the current runtime, with an HTTP
 /// client and an authorization of its own.
-pub fn open(options: Options) -> Result<Remote, BridgeError> {
+pub fn open(options: Options) -> Result<ServerEnd, BridgeError> {
     let http = http_client()?;
     let mut auth = options.auth.clone();
     auth.origin.server = options.url.host_str().map(str::to_owned);
@@ -128,27 +95,19 @@ pub fn open(options: Options) -> Result<Remote, BridgeError> {
 }
 
 /// Starts a bridge to `options.url` on the current runtime.
-pub fn connect(options: Options, http: reqwest::Client, auth: Auth) -> Remote {
+pub fn connect(options: Options, http: reqwest::Client, auth: Auth) -> ServerEnd {
     let (input, from_relay) = tokio::io::duplex(INPUT_PIPE);
-    let (lines, received) = mpsc::channel::<std::io::Result<Bytes>>(OUTPUT_QUEUE);
-    let output = StreamReader::new(tokio_stream_of(received));
-    let (server, ended) = Server::remote();
+    let (lines, received) = mpsc::channel::<Bytes>(OUTPUT_QUEUE);
+    let (life, ended) = Server::remote();
     let origin = origin_of(&options.url);
     let session = Arc::new(Session::new(options, http, auth, lines));
     tokio::spawn(pump(session, from_relay, ended));
-    Remote {
+    ServerEnd {
         input: Box::new(input),
-        output: Box::new(output),
-        server,
+        output: Box::new(crate::lines::reader(received)),
+        life,
         origin,
     }
-}
-
-/// The receiver as the stream `StreamReader` reads.
-fn tokio_stream_of(
-    mut received: mpsc::Receiver<std::io::Result<Bytes>>,
-) -> impl futures_util::Stream<Item = std::io::Result<Bytes>> + Send + Unpin {
-    Box::pin(futures_util::stream::poll_fn(move |cx| received.poll_recv(cx)))
 }
 
 /// Sends every line the relay writes, until it closes its side (the host

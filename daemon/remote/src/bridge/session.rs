@@ -28,7 +28,7 @@ pub struct Session {
     options: Options,
     http: reqwest::Client,
     auth: Auth,
-    lines: mpsc::Sender<std::io::Result<Bytes>>,
+    lines: mpsc::Sender<Bytes>,
     state: Mutex<State>,
     /// Held while a lost session is replaced, so that requests failing
     /// together open one new session, not one each.
@@ -66,12 +66,7 @@ struct Envelope<'a> {
 
 impl Session {
     /// A connection for `options`; answers go to `lines`.
-    pub fn new(
-        options: Options,
-        http: reqwest::Client,
-        auth: Auth,
-        lines: mpsc::Sender<std::io::Result<Bytes>>,
-    ) -> Session {
+    pub fn new(options: Options, http: reqwest::Client, auth: Auth, lines: mpsc::Sender<Bytes>) -> Session {
         Session {
             options,
             http,
@@ -258,14 +253,14 @@ impl Session {
             }
         }
         line.push(b'\n');
-        let _ = self.lines.send(Ok(Bytes::from(line))).await;
+        let _ = self.lines.send(Bytes::from(line)).await;
     }
 
     /// Fails request `id` with `error`, unless it was answered meanwhile.
     pub async fn fail(&self, id: &Value, error: &BridgeError) {
         if self.state().waiting.remove(&id.to_string()).is_some() {
             tracing::debug!(%error, "a request to the remote server failed");
-            let _ = self.lines.send(Ok(error.to_line(id))).await;
+            let _ = self.lines.send(error.to_line(id)).await;
         }
     }
 

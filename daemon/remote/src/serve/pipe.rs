@@ -10,7 +10,6 @@ use elicit_proxy::framing::{Frame, LineReader};
 use elicit_proxy::{Ends, Options};
 use tokio::io::BufReader;
 use tokio::sync::{mpsc, oneshot};
-use tokio_util::io::StreamReader;
 use tokio_util::task::TaskTracker;
 
 use super::ServeError;
@@ -53,24 +52,13 @@ impl Pipe {
     ) -> Result<Pipe, ServeError> {
         let server = upstream::connect(upstream)?;
         let (input, lines) = mpsc::channel::<Bytes>(INPUT_LINES);
-        let host_input = StreamReader::new(Box::pin(futures_util::stream::unfold(
-            lines,
-            |mut lines| async move {
-                lines
-                    .recv()
-                    .await
-                    .map(|line| (Ok::<_, std::io::Error>(line), lines))
-            },
-        )));
+        let host_input = crate::lines::reader(lines);
         let (host_output, from_relay) = tokio::io::duplex(OUTPUT_BYTES);
         let (stop, stopped) = oneshot::channel::<()>();
         let ends = Ends {
             host_input: Box::new(host_input),
             host_output: Box::new(host_output),
-            server_input: server.input,
-            server_output: server.output,
-            server: server.server,
-            origin: server.origin,
+            server,
             // Fires on `Pipe::stop`, and when the pipe is dropped.
             stop: Box::pin(async move {
                 let _ = stopped.await;
