@@ -4,8 +4,10 @@
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use elicit_remote::serve::config::Config;
+use elicit_remote::serve::idle::IdleRules;
 use elicit_remote::serve::{self, EndpointSettings, Limits, Settings, Token, Upstream};
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -39,6 +41,20 @@ pub struct Args {
     /// Front a remote Streamable HTTP server.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     upstream: Option<url::Url>,
+    /// Seconds a session (2025-era) with no client connection and nothing
+    /// waiting for one is kept before it and its server end: hosts that
+    /// leave without DELETE are not kept for good.
+    #[arg(long, value_name = "SECS", default_value = "300", value_parser = parse_secs)]
+    session_idle: Duration,
+    /// Seconds such a session is kept while something (a response, a form,
+    /// a server request) waits for a client that no stream reaches: a host
+    /// killed mid-form.
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = parse_secs)]
+    session_idle_pending: Duration,
+    /// Sessions kept at once per endpoint; when full, a new one ends the
+    /// longest-idle session without a client connected.
+    #[arg(long, value_name = "N", default_value_t = 32, value_parser = clap::value_parser!(u16).range(1..))]
+    max_sessions: u16,
     /// Serve the `[[server]]`s of a TOML file under `/NAME/mcp`.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["upstream", "command"])]
     config: Option<PathBuf>,
@@ -59,6 +75,17 @@ fn parse_listen(text: &str) -> Result<SocketAddr, String> {
     }
     text.parse()
         .map_err(|e| format!("{text:?} is not IP:PORT (e.g. 127.0.0.1:8765): {e}"))
+}
+
+/// Seconds, fractions allowed (`0.5`), at most a day.
+fn parse_secs(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .parse()
+        .map_err(|e| format!("{text:?} is not a number of seconds: {e}"))?;
+    if !(0.0..=86_400.0).contains(&secs) || secs == 0.0 {
+        return Err(format!("{text:?}: give more than 0 and at most 86400 seconds"));
+    }
+    Ok(Duration::from_secs_f64(secs))
 }
 
 /// Runs `elicit serve` until SIGINT, SIGTERM or SIGHUP.
@@ -136,6 +163,13 @@ fn settings(args: Args, bus: Option<&str>) -> anyhow::Result<Settings> {
         token,
         endpoints,
         proxy: args.relay.options(args.command, bus),
-        limits: Limits::default(),
+        limits: Limits {
+            max_sessions: usize::from(args.max_sessions),
+            idle: IdleRules {
+                idle: args.session_idle,
+                pending: args.session_idle_pending,
+            },
+            ..Limits::default()
+        },
     })
 }

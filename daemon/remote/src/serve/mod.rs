@@ -12,6 +12,7 @@
 //! * [`http`] — POST, GET and DELETE;
 //! * [`endpoint`] — one upstream's sessions and shared relay;
 //! * [`session`] — a stateful (2025-era) session and its routing;
+//! * [`idle`] — when a session whose host left without a word ends;
 //! * [`stateless`] — 2026-07-28 requests through one shared relay;
 //! * [`stream`] — SSE streams with event ids and a bounded replay;
 //! * [`pipe`] — a relay whose host end is in this process;
@@ -22,6 +23,7 @@ pub mod endpoint;
 mod error;
 pub mod guard;
 pub mod http;
+pub mod idle;
 pub mod pipe;
 pub mod rpc;
 pub mod session;

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::ServeError;
+use super::idle::IdleRules;
 
 /// What stands behind one endpoint.
 #[derive(Debug, Clone)]
@@ -46,7 +47,7 @@ pub struct Limits {
     /// The largest POST body, in bytes.
     pub max_body: usize,
     /// Sessions open at once, per endpoint (each runs a relay, and for a
-    /// command a process).
+    /// command a process); a new one ends the longest idle when full.
     pub max_sessions: usize,
     /// Requests in flight at once, per session (and on the shared relay).
     pub max_streams: usize,
@@ -56,6 +57,8 @@ pub struct Limits {
     /// How long a client may leave an event unread before its connection
     /// is dropped (its events stay for a reconnection).
     pub slow_client: Duration,
+    /// How long a stateful session without a client connection stays.
+    pub idle: IdleRules,
 }
 
 impl Default for Limits {
@@ -66,6 +69,7 @@ impl Default for Limits {
             max_streams: 128,
             replay_bytes: 4 * 1024 * 1024,
             slow_client: Duration::from_secs(10),
+            idle: IdleRules::default(),
         }
     }
 }
