@@ -192,10 +192,18 @@ fn check_stateless_headers(headers: &HeaderMap, message: &Message, version: &str
     };
     if let Some(Value::String(name)) = named {
         let header = text(headers, MCP_NAME);
-        // A value outside visible ASCII travels base64-encoded; it is
-        // left to the upstream rather than decoded here.
-        let encoded = header.is_some_and(|h| h.starts_with("=?base64?"));
-        if !encoded && header != Some(name.as_str()) {
+        // A value outside visible ASCII travels as `=?base64?…?=`: it is
+        // compared decoded, so that an encoded header cannot skip the check.
+        let decoded = header
+            .map(crate::bridge::era::decode)
+            .transpose()
+            .map_err(|why| {
+                mismatch(format!(
+                    "Mcp-Name header {:?} is not a valid encoded value: {why}",
+                    header.unwrap_or_default()
+                ))
+            })?;
+        if decoded.as_deref() != Some(name.as_str()) {
             return Err(mismatch(format!(
                 "Mcp-Name header {:?} does not match the body's {:?}",
                 header.unwrap_or("(missing)"),
