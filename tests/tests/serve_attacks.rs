@@ -108,3 +108,70 @@ async fn a_base64_mcp_name_must_match_the_body() {
     let text = answer["body"].to_string();
     assert!(text.contains("no_such_tool"), "{answer}");
 }
+
+/// The largest the server's memory may grow under the attack below: the
+/// body budget (128 MiB) and the copies each admitted message is made
+/// into while the relay reads it (parsed, then serialized). It reached
+/// 2.6 GiB before the budget.
+const BODIES_RSS_BOUND_KIB: u64 = 512 * 1024;
+
+/// The peak resident set of `pid` (`VmHWM`), in KiB.
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc/PID/status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in /proc/PID/status")
+}
+
+/// 12 concurrent 63 MiB bodies, each under the per-body limit: the shared
+/// budget admits what it can hold and refuses the rest (503, or the
+/// connection closed under a body it will not read), and serve's peak
+/// memory stays under [`BODIES_RSS_BOUND_KIB`].
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_large_bodies_stay_within_the_budget() {
+    let Some(server) = python("elicit_server.py") else {
+        return;
+    };
+    let (bus, _daemon, _frontend) = system().await;
+    let served = serve(bus.address(), &command_args(&[], &server)).await;
+    let pid = served.child.id().expect("elicit serve runs");
+    let output = tokio::time::timeout(
+        std::time::Duration::from_secs(240),
+        Command::new("python3")
+            .arg(peers().join("python/big_bodies.py"))
+            .args([served.url.as_str(), "12", "63"])
+            .stdin(Stdio::null())
+            .output(),
+    )
+    .await
+    .expect("the 12 bodies to be answered within 240 s")
+    .expect("run big_bodies.py");
+    let answer: Value = serde_json::from_slice(&output.stdout).expect("big_bodies.py prints JSON");
+    let statuses: Vec<u64> = answer["statuses"]
+        .as_array()
+        .expect("statuses")
+        .iter()
+        .map(|s| s.as_u64().unwrap_or(0))
+        .collect();
+    let peak = peak_rss_kib(pid);
+    eprintln!(
+        "statuses {statuses:?}; elicit serve's peak RSS {} MiB",
+        peak / 1024
+    );
+    assert!(statuses.contains(&200), "some bodies are served: {statuses:?}");
+    assert!(
+        statuses.iter().all(|s| [200, 503, 0].contains(s)),
+        "served, refused or cut off: {statuses:?}"
+    );
+    assert!(
+        peak < BODIES_RSS_BOUND_KIB,
+        "peak RSS {} MiB is over {} MiB",
+        peak / 1024,
+        BODIES_RSS_BOUND_KIB / 1024
+    );
+    // The budget was given back: a small request goes through.
+    let answer = call_with_name(&served.url, "no_such_tool", "no_such_tool").await;
+    assert_eq!(answer["status"], 200, "{answer}");
+}

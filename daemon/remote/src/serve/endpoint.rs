@@ -10,6 +10,7 @@ use elicit_proxy::Options;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::budget::Budget;
 use super::idle;
 use super::pipe::Pipe;
 use super::rpc::{Rejection, SERVER_ERROR};
@@ -25,6 +26,8 @@ pub struct Endpoint {
     pub upstream: Upstream,
     options: Options,
     limits: Limits,
+    /// The bytes of bodies held at once, shared with the other endpoints.
+    pub budget: Budget,
     tracker: TaskTracker,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     shared: Mutex<Option<Arc<Shared>>>,
@@ -34,13 +37,20 @@ pub struct Endpoint {
 
 impl Endpoint {
     /// An endpoint in front of `upstream`; relays run as `options` say,
-    /// their tasks tracked by `tracker`. Starts the task that ends idle
+    /// their tasks tracked by `tracker`, bodies read within `budget`. Starts the task that ends idle
     /// sessions (so it needs a Tokio runtime), until [`Endpoint::stop_all`].
-    pub fn new(upstream: Upstream, options: Options, limits: Limits, tracker: TaskTracker) -> Arc<Endpoint> {
+    pub fn new(
+        upstream: Upstream,
+        options: Options,
+        limits: Limits,
+        budget: Budget,
+        tracker: TaskTracker,
+    ) -> Arc<Endpoint> {
         let endpoint = Arc::new(Endpoint {
             upstream,
             options,
             limits,
+            budget,
             tracker,
             sessions: Mutex::new(HashMap::new()),
             shared: Mutex::new(None),

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -25,8 +25,8 @@ const MCP_NAME: &str = "mcp-name";
 const LAST_EVENT_ID: &str = "last-event-id";
 
 /// POST: one JSON-RPC message.
-pub async fn post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, body: Bytes) -> Response {
-    match handle_post(&endpoint, &headers, &body).await {
+pub async fn post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, body: Body) -> Response {
+    match handle_post(&endpoint, &headers, body).await {
         Ok(response) => response,
         Err(rejection) => rejection.into_response(),
     }
@@ -35,7 +35,7 @@ pub async fn post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, bod
 async fn handle_post(
     endpoint: &Arc<Endpoint>,
     headers: &HeaderMap,
-    body: &[u8],
+    body: Body,
 ) -> Result<Response, Rejection> {
     let content_type = text(headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
     if !content_type.to_ascii_lowercase().starts_with("application/json") {
@@ -47,7 +47,11 @@ async fn handle_post(
     }
     let sse = accepts(headers, true)?;
     check_version(headers)?;
-    let message = Message::parse(body)?;
+    let length = text(headers, header::CONTENT_LENGTH.as_str()).and_then(|n| n.parse().ok());
+    let (body, held) = endpoint.budget.read(body, length).await?;
+    let message = Message::parse(&body)?.holding(held);
+    // The parsed message holds the budget from here on.
+    drop(body);
     if let Some(id) = text(headers, SESSION_ID) {
         let session = endpoint.session(id).ok_or_else(|| gone(id))?;
         return match message.kind {

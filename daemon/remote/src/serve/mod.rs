@@ -4,6 +4,7 @@
 //! `elicit-proxy` whose host end is fed by HTTP.
 //!
 //! * [`settings`] — what is served and where, and the bounds;
+//! * [`budget`] — the bytes of request bodies held at once;
 //! * [`config`] — `--config FILE`, several upstreams under named paths;
 //! * [`token`] — the optional bearer token and its file;
 //! * [`guard`] — Host and Origin (DNS rebinding) and the token, checked
@@ -18,6 +19,7 @@
 //! * [`pipe`] — a relay whose host end is in this process;
 //! * [`upstream`] — the server end of a relay.
 
+pub mod budget;
 pub mod config;
 pub mod endpoint;
 mod error;
@@ -41,13 +43,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
 use axum::routing::post;
 use tokio_util::task::TaskTracker;
 
 pub use error::ServeError;
 pub use settings::{Endpoint as EndpointSettings, Limits, Settings, Token, Upstream};
 
+use budget::Budget;
 use endpoint::Endpoint;
 use guard::Guard;
 use token::Bearer;
@@ -87,11 +89,17 @@ pub async fn bind(settings: Settings) -> Result<Bound, ServeError> {
     let mut router = Router::new();
     let mut endpoints = Vec::new();
     let mut urls = Vec::new();
+    let budget = Budget::new(
+        settings.limits.max_bodies,
+        settings.limits.max_body,
+        settings.limits.body_wait,
+    );
     for served in &settings.endpoints {
         let endpoint = Endpoint::new(
             served.upstream.clone(),
             settings.proxy.clone(),
             settings.limits.clone(),
+            budget.clone(),
             tracker.clone(),
         );
         router = router.route(
@@ -108,9 +116,9 @@ pub async fn bind(settings: Settings) -> Result<Bound, ServeError> {
         port: address.port(),
         bearer,
     });
-    let router = router
-        .layer(DefaultBodyLimit::max(settings.limits.max_body))
-        .layer(axum::middleware::from_fn_with_state(guard, guard::check));
+    // Bodies are read within the budget by the POST handler, which
+    // enforces the per-body limit too.
+    let router = router.layer(axum::middleware::from_fn_with_state(guard, guard::check));
     Ok(Bound {
         listener,
         address,

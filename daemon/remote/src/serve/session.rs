@@ -318,7 +318,7 @@ impl Session {
         let Some(feed) = feed else {
             return Err(gone(&self.id));
         };
-        if !self.pipe.send(message.line()).await {
+        if !self.pipe.send(message.into_line()).await {
             let mut state = self.routes.lock();
             state.waiting.remove(&key);
             state.streams.remove(&stream);
@@ -330,7 +330,7 @@ impl Session {
     /// Relays a notification or a response (to a server request).
     pub async fn pass(&self, message: Message) -> Result<(), Rejection> {
         self.routes.touch();
-        if self.routes.lock().ended || !self.pipe.send(message.line()).await {
+        if self.routes.lock().ended || !self.pipe.send(message.into_line()).await {
             return Err(gone(&self.id));
         }
         Ok(())

@@ -46,6 +46,12 @@ pub enum Token {
 pub struct Limits {
     /// The largest POST body, in bytes.
     pub max_body: usize,
+    /// Bytes of request bodies held at once, across every request and
+    /// endpoint, until the relays have read them.
+    pub max_bodies: usize,
+    /// How long a body waits for its share of `max_bodies` before it is
+    /// refused (503).
+    pub body_wait: Duration,
     /// Sessions open at once, per endpoint (each runs a relay, and for a
     /// command a process); a new one ends the longest idle when full.
     pub max_sessions: usize,
@@ -65,6 +71,8 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_body: 64 * 1024 * 1024,
+            max_bodies: 128 * 1024 * 1024,
+            body_wait: Duration::from_secs(5),
             max_sessions: 32,
             max_streams: 128,
             replay_bytes: 4 * 1024 * 1024,
