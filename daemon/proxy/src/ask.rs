@@ -79,7 +79,7 @@ fn fallback(ctx: &Ctx, mode: &str, why: &str) -> Decision {
     // without a choice"), not decline ("the user said no").
     let (action, said) = match ctx.options.no_broker {
         NoBroker::Host | NoBroker::Auto if host_can => {
-            eprintln!(
+            crate::say!(
                 "elicit proxy: warning: elicitd cannot be reached ({why}); passing the form to the host"
             );
             return Decision::Host;
@@ -92,7 +92,7 @@ fn fallback(ctx: &Ctx, mode: &str, why: &str) -> Decision {
     );
     // stderr reaches the host's log of this server, where there is one;
     // the log message reaches hosts that show server logs.
-    eprintln!("{warning}");
+    crate::say!("{warning}");
     if ctx.state().host_logs(LOG_LEVEL) {
         let note = message::notification(
             "notifications/message",

@@ -25,7 +25,7 @@ fn parse(ctx: &Ctx, from: Peer, frame: Frame) -> Option<(Vec<u8>, Value)> {
                 cap = ctx.options.max_line_bytes,
                 "dropped a line over the size cap"
             );
-            eprintln!("elicit proxy: dropped a {bytes}-byte line from the {from:?} (over the cap)");
+            crate::say!("elicit proxy: dropped a {bytes}-byte line from the {from:?} (over the cap)");
             return None;
         }
         Frame::Line(line) => line,
@@ -33,7 +33,7 @@ fn parse(ctx: &Ctx, from: Peer, frame: Frame) -> Option<(Vec<u8>, Value)> {
     match message::classify(&line) {
         Line::Blank => None,
         Line::NotJson { error, id } => {
-            eprintln!("elicit proxy: dropped a line from the {from:?} that is not JSON: {error}");
+            crate::say!("elicit proxy: dropped a line from the {from:?} that is not JSON: {error}");
             if let Some(id) = id {
                 let reply =
                     message::error(&id, JsonRpcCode::PARSE_ERROR, &format!("not JSON: {error}"), None);
@@ -42,7 +42,7 @@ fn parse(ctx: &Ctx, from: Peer, frame: Frame) -> Option<(Vec<u8>, Value)> {
             None
         }
         Line::NotJsonRpc { id } => {
-            eprintln!("elicit proxy: dropped a line from the {from:?} that is not a JSON-RPC message");
+            crate::say!("elicit proxy: dropped a line from the {from:?} that is not a JSON-RPC message");
             if let Some(id) = id {
                 let reply = message::error(
                     &id,

@@ -15,7 +15,10 @@
 //! * [`keepalive`] — progress notifications while a form is open;
 //! * [`broker`] — the proxy's one broker session;
 //! * [`stdio`] — the host's end, polled directly when it is a pipe;
-//! * [`server`] — the server's process group and its TERM-then-KILL end;
+//! * [`server`] — the server's process tree and its TERM-then-KILL end;
+//! * [`warden`] — the process that ends that tree when the proxy ends;
+//! * [`procfs`] — who started whom, as `/proc` shows it;
+//! * [`say`] — the proxy's own lines on stderr, which never panic;
 //! * [`relay`] — the process, the two streams and the dispatch.
 //!
 //! `REMOTE.md` beside this file shows how an agent on another machine
@@ -35,12 +38,15 @@ pub mod keepalive;
 pub mod legacy;
 pub mod message;
 pub mod outbox;
+pub mod procfs;
 pub mod relay;
 pub mod rounds;
+pub mod say;
 pub mod server;
 pub mod state;
 pub mod stdio;
 pub mod verify;
+pub mod warden;
 
 use std::time::Duration;
 
