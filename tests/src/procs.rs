@@ -103,3 +103,20 @@ pub fn signal(signal: &str, pid: u32) {
         .args([signal, &pid.to_string()])
         .status();
 }
+
+/// The server processes `elicit proxy` (pid `proxy`) started: the
+/// children of its warden (`elicit-warden`, see elicit_proxy::warden),
+/// or its own children where it has none.
+pub fn servers_of(proxy: u32) -> Vec<u32> {
+    children_of(proxy)
+        .into_iter()
+        .flat_map(|child| {
+            let comm = std::fs::read_to_string(format!("/proc/{child}/comm")).unwrap_or_default();
+            if comm.trim() == "elicit-warden" {
+                children_of(child)
+            } else {
+                vec![child]
+            }
+        })
+        .collect()
+}

@@ -8,6 +8,7 @@ use super::caps::{self, META_CLIENT_INFO, META_SERVER_INFO};
 use super::framing::Frame;
 use super::message::{self, Kind, Line};
 use super::outbox::{ID_PREFIX, Peer};
+use super::owner::Owner;
 use super::state::{Ctx, HostRequest};
 use super::{Prefer, head, legacy, rounds};
 
@@ -68,9 +69,8 @@ pub fn from_host(ctx: &Ctx, frame: Frame) {
         Kind::Notification => {
             if message::method(&value) == Some("notifications/cancelled")
                 && let Some(id) = value.get("params").and_then(|p| p.get("requestId"))
-                && let Some(request) = ctx.state().host_requests.get(&message::id_key(id))
             {
-                request.cancel.cancel();
+                ctx.host_cancelled(&Owner::Request(message::id_key(id)));
             }
             ctx.outbox.raw(Peer::Server, line);
         }
@@ -91,6 +91,14 @@ fn host_request(ctx: &Ctx, line: Vec<u8>, value: &mut Value) {
     let method = message::method(value).unwrap_or("").to_owned();
     let mut changed = false;
     let mut retryable = None;
+    if method == "tasks/cancel"
+        && let Some(task) = value
+            .get("params")
+            .and_then(|p| p.get("taskId"))
+            .and_then(Value::as_str)
+    {
+        ctx.host_cancelled(&Owner::Task(task.to_owned()));
+    }
     if method == "logging/setLevel"
         && let Some(level) = value
             .get("params")

@@ -9,6 +9,7 @@
 //! * [`head`] — a server's response read only as far as its envelope;
 //! * [`caps`] — era detection and the elicitation capability merge;
 //! * [`legacy`] — 2025-era `elicitation/create`, cancellation, URL mode, -32042;
+//! * [`owner`] — which host request or task a 2025-era form serves;
 //! * [`rounds`] — 2026-07-28 `input_required` rounds;
 //! * [`backlog`] — how much waits for each writer, and the bound on it;
 //! * [`ask`] — one elicitation through the broker, with the no-broker fallback;
@@ -38,6 +39,7 @@ pub mod keepalive;
 pub mod legacy;
 pub mod message;
 pub mod outbox;
+pub mod owner;
 pub mod procfs;
 pub mod relay;
 pub mod rounds;
