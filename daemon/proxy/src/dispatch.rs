@@ -10,7 +10,7 @@ use super::message::{self, Kind, Line};
 use super::outbox::{ID_PREFIX, Peer};
 use super::owner::Owner;
 use super::state::{Ctx, HostRequest};
-use super::{Prefer, head, legacy, rounds};
+use super::{Prefer, head, legacy, rounds, tasks};
 
 /// Methods whose 2026-07-28 result may ask for input.
 const RETRYABLE: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
@@ -181,9 +181,10 @@ pub fn from_server(ctx: &Ctx, frame: Frame) {
     match message::kind(&value) {
         Kind::Response => server_response(ctx, line, value),
         Kind::Request => {
-            if message::method(&value) == Some("elicitation/create") {
+            let method = message::method(&value).unwrap_or("");
+            if method == "elicitation/create" {
                 legacy::on_request(ctx, line, &value);
-            } else {
+            } else if !(method.starts_with("tasks/") && tasks::on_request(ctx, &value)) {
                 ctx.outbox.raw(Peer::Host, line);
             }
         }

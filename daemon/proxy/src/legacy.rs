@@ -12,6 +12,7 @@ use super::message;
 use super::outbox::Peer;
 use super::owner;
 use super::state::{Ctx, ServerElicitation};
+use super::tasks;
 
 /// Handles the server's `elicitation/create` (`line` is the raw line).
 pub fn on_request(ctx: &Ctx, line: Vec<u8>, request: &Value) {
@@ -46,6 +47,13 @@ pub fn on_request(ctx: &Ctx, line: Vec<u8>, request: &Value) {
             None,
         );
         ctx.outbox.send(Peer::Server, &error);
+        return;
+    }
+    // The host declared task-augmented elicitation and the proxy passed
+    // that on: such a request gets a task.
+    if let Some(ttl_ms) = tasks::requested(&params)
+        && tasks::start(ctx, &id, &params, ttl_ms)
+    {
         return;
     }
     let cancel = Cancel::new();

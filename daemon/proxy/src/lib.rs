@@ -11,6 +11,7 @@
 //! * [`legacy`] — 2025-era `elicitation/create`, cancellation, URL mode, -32042;
 //! * [`owner`] — which host request or task a 2025-era form serves;
 //! * [`rounds`] — 2026-07-28 `input_required` rounds;
+//! * [`tasks`] — 2025-11-25 task-augmented elicitations, served as tasks;
 //! * [`backlog`] — how much waits for each writer, and the bound on it;
 //! * [`ask`] — one elicitation through the broker, with the no-broker fallback;
 //! * [`keepalive`] — progress notifications while a form is open;
@@ -47,6 +48,7 @@ pub mod say;
 pub mod server;
 pub mod state;
 pub mod stdio;
+pub mod tasks;
 pub mod verify;
 pub mod warden;
 

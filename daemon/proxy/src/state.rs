@@ -12,6 +12,7 @@ use super::cancel::Cancel;
 use super::caps::HostCaps;
 use super::outbox::Outbox;
 use super::owner::Owner;
+use super::tasks::Tasks;
 
 /// A host request the server has not answered yet.
 #[derive(Debug, Clone)]
@@ -58,6 +59,8 @@ pub struct State {
     /// `elicitationId`s of URL elicitations the proxy answered: their
     /// `notifications/elicitation/complete` is not the host's business.
     pub handled_url_ids: HashSet<String>,
+    /// The tasks the proxy serves for task-augmented elicitations.
+    pub tasks: Tasks,
 }
 
 /// RFC 5424 severities as MCP names them, least severe first.
@@ -124,6 +127,7 @@ impl Ctx {
         for elicitation in state.server_elicitations.values() {
             elicitation.cancel.cancel();
         }
+        state.tasks.cancel_all();
     }
 
     /// The host cancelled `owner` (`notifications/cancelled` for a request,
