@@ -105,15 +105,25 @@ pub fn signal(signal: &str, pid: u32) {
 }
 
 /// The server processes `elicit proxy` (pid `proxy`) started: the
-/// children of its warden (`elicit-warden`, see elicit_proxy::warden),
-/// or its own children where it has none.
+/// children of its warden (the `elicit` binary again, with
+/// `__elicit-proxy-warden` as its first argument; see
+/// elicit_proxy::warden), or its own children where it has none. A child
+/// that runs the proxy's own binary but is not the warden yet (forked, not
+/// yet executed) is not counted.
 pub fn servers_of(proxy: u32) -> Vec<u32> {
+    let exe = |pid: u32| std::fs::read_link(format!("/proc/{pid}/exe")).ok();
+    let proxy_exe = exe(proxy);
     children_of(proxy)
         .into_iter()
         .flat_map(|child| {
-            let comm = std::fs::read_to_string(format!("/proc/{child}/comm")).unwrap_or_default();
-            if comm.trim() == "elicit-warden" {
+            let cmdline = std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
+            let warden = cmdline
+                .split(|b| *b == 0)
+                .any(|arg| arg == b"__elicit-proxy-warden");
+            if warden {
                 children_of(child)
+            } else if proxy_exe.is_some() && exe(child) == proxy_exe {
+                Vec::new()
             } else {
                 vec![child]
             }
