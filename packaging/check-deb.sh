@@ -40,7 +40,8 @@ expect elicitd \
   usr/share/bash-completion/completions/elicit-notify \
   usr/share/zsh/vendor-completions/_elicit \
   usr/share/fish/vendor_completions.d/elicit.fish \
-  usr/share/doc/elicitd/copyright usr/share/doc/elicitd/changelog.Debian.gz
+  usr/share/doc/elicitd/copyright usr/share/doc/elicitd/changelog.Debian.gz \
+  usr/share/doc/elicitd/README.md usr/share/doc/elicitd/docs/configuration.md
 for page in elicitd elicit elicit-ask elicit-answer elicit-status elicit-tui elicit-notify; do
   expect elicitd "usr/share/man/man1/$page.1.gz"
 done
