@@ -141,3 +141,66 @@ async fn a_2026_request_cancelled_by_the_host_withdraws_its_round() {
     .await;
     no_progress_for(&mut host, "pr", Duration::from_millis(5 * KEEPALIVE_MS)).await;
 }
+
+/// The server's own message, sent through the scripted server's `send`;
+/// the proxy's answer, as the server got it.
+async fn server_sends(host: &mut Host, call: i64, message: Value) -> Value {
+    host.call(
+        call,
+        "tools/call",
+        json!({"name": "send", "arguments": {"message": message}}),
+    )
+    .await;
+    let id = message["id"].clone();
+    loop {
+        let m = host.recv().await;
+        if m["method"] == "test/got" && m["params"]["line"]["id"] == id {
+            return m["params"]["line"].clone();
+        }
+    }
+}
+
+/// A task-augmented elicitation is a task of the proxy's: created at once
+/// and `input_required` while the form waits; the server's `tasks/cancel`
+/// withdraws the form (reason `cancelled`), after which the task is
+/// `cancelled` and a second cancel is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_servers_tasks_cancel_withdraws_the_form_of_its_task() {
+    let (bus, _daemon, mut frontend) = system().await;
+    let mut host = proxy(&bus);
+    let form = json!({"message": "Your name?", "task": {"ttl": 60000},
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}});
+    let created = server_sends(
+        &mut host,
+        1,
+        json!({"jsonrpc": "2.0", "id": "t-1", "method": "elicitation/create", "params": form}),
+    )
+    .await;
+    let task = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a CreateTaskResult: {created}"))
+        .to_owned();
+    assert_eq!(created["result"]["task"]["ttl"], 60000);
+    let shown = frontend.next_show().await;
+    let get = json!({"jsonrpc": "2.0", "id": "g-1", "method": "tasks/get", "params": {"taskId": task}});
+    let got = server_sends(&mut host, 2, get).await;
+    assert_eq!(got["result"]["status"], "input_required", "{got}");
+    let listed = server_sends(
+        &mut host,
+        3,
+        json!({"jsonrpc": "2.0", "id": "l-1", "method": "tasks/list"}),
+    )
+    .await;
+    assert_eq!(listed["result"]["tasks"][0]["taskId"], task.as_str(), "{listed}");
+
+    let cancel = json!({"jsonrpc": "2.0", "id": "c-1", "method": "tasks/cancel", "params": {"taskId": task}});
+    let cancelled = server_sends(&mut host, 4, cancel.clone()).await;
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    let (form, reason) = frontend.next_withdraw().await;
+    assert_eq!(form, shown.form);
+    assert_eq!(reason, "cancelled");
+    let mut again = cancel;
+    again["id"] = json!("c-2");
+    let refused = server_sends(&mut host, 5, again).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+}

@@ -69,6 +69,12 @@ def on_call(request):
         # server may, so that only the proxy can withdraw the form.
         WAITING["e-" + str(rid)] = rid
         send({"jsonrpc": "2.0", "id": "e-" + str(rid), "method": "elicitation/create", "params": GOOD_FORM})
+    elif name == "send":
+        # Sends the message given in the arguments as the server's own (a
+        # task-augmented elicitation, tasks/get, tasks/cancel…); the
+        # answer comes back as `test/got`.
+        send(request["params"]["arguments"]["message"])
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
     elif name == "ask":
         send({"jsonrpc": "2.0", "id": "e-" + str(rid), "method": "elicitation/create", "params": GOOD_FORM})
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
