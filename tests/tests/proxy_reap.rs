@@ -38,13 +38,14 @@ impl Proxied {
     /// Starts the proxy and waits until the whole tree runs: the shell,
     /// the server and its helper, under whatever the proxy adds.
     async fn start(flags: &[&str], escape: bool) -> Proxied {
+        Proxied::start_with(flags, if escape { "--escape" } else { "" }).await
+    }
+
+    /// [`Proxied::start`] with `tree_server.py`'s flags.
+    async fn start_with(flags: &[&str], server_flags: &str) -> Proxied {
         let marker = format!("{}-{}", std::process::id(), rand_suffix());
         let script = peers().join("python/tree_server.py");
-        let server = format!(
-            "python3 {} {}; :",
-            script.display(),
-            if escape { "--escape" } else { "" }
-        );
+        let server = format!("python3 {} {server_flags}; :", script.display());
         let mut child = Command::new(binary("elicit"))
             .env(TREE_MARKER, &marker)
             // No form is asked: the broker is never reached.
@@ -149,6 +150,24 @@ async fn the_claude_code_shutdown_leaves_no_process() {
         status.code() == Some(128 + 15) || signal_of(status) == Some(9),
         "the proxy ended with the server's TERM, or by the host's KILL: {status:?}"
     );
+}
+
+/// The same shutdown with a server that ignores TERM: the proxy is
+/// KILLed before its grace ends, and its warden KILLs the tree.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_claude_code_shutdown_ends_a_server_that_ignores_term() {
+    let mut proxied = Proxied::start_with(&[], "--ignore-term").await;
+    let pid = proxied.pid();
+    procs::signal("-INT", pid);
+    proxied.stderr = None;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    procs::signal("-TERM", pid);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    procs::signal("-KILL", pid);
+    let (status, _) = proxied
+        .end("INT, TERM at 0.1 s, KILL at 0.5 s; the server ignores TERM")
+        .await;
+    assert_eq!(signal_of(status), Some(9), "the host's KILL: {status:?}");
 }
 
 /// KILL alone: the proxy cannot clean up, and its tree still goes, the

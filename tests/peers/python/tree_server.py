@@ -5,15 +5,19 @@
 `npm exec` does, keeps running after its input closes; TERM ends it (the
 default action). With `--escape` the helper calls `setsid` first, as a
 daemon does, leaving the server's process group and session, and keeps
-the server's output open. Each process prints nothing but its answers.
+the server's output open. With `--ignore-term` the server and its helper
+ignore TERM (a server busy flushing, say): only KILL ends them. Each process prints nothing but its answers.
 """
 
 import json
 import os
+import signal
 import sys
 import time
 
 ESCAPE = "--escape" in sys.argv
+if "--ignore-term" in sys.argv:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def helper():
