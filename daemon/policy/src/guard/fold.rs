@@ -75,6 +75,24 @@ pub(crate) fn fold(text: &str) -> Folded {
     folded
 }
 
+/// Folds a field's identifier, where letters and digits also part words:
+/// `PIN1` is the PIN's first digit, `password2` a second password.
+pub(crate) fn fold_identifier(text: &str) -> Folded {
+    let mut spaced = String::with_capacity(text.len() + 4);
+    let mut prev: Option<char> = None;
+    for c in text.chars() {
+        let boundary = prev.is_some_and(|p| {
+            (p.is_alphabetic() && c.is_ascii_digit()) || (p.is_ascii_digit() && c.is_alphabetic())
+        });
+        if boundary {
+            spaced.push(' ');
+        }
+        spaced.push(c);
+        prev = Some(c);
+    }
+    fold(&spaced)
+}
+
 /// The folded form of a single word or phrase run together: how a term of
 /// the lexicon is compared.
 pub(crate) fn compact(text: &str) -> String {

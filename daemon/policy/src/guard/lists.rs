@@ -287,6 +287,8 @@ pub(super) const HARMLESS_AFTER: &[&str] = &[
     "política",
     "politica",
     "beleid",
+    // Italian "parola chiave" is a keyword; Turkish "parola" a password.
+    "chiave",
 ];
 
 /// A word right before a term that does the same: "max tokens", "library
@@ -316,7 +318,36 @@ pub(super) const HARMLESS_BEFORE: &[&str] = &[
     "cached",
     "context",
     "reasoning",
+    // Passes that are tickets or rounds, in field names: `boarding_pass`.
+    "boarding",
+    "season",
+    "bus",
 ];
+
+/// Verbs after "to" that make a term the object of an action on secrets,
+/// not the secret: "Secrets to rotate", "Tokens to revoke".
+pub(super) const ACTIONS_AFTER_TO: &[&str] = &[
+    "rotate",
+    "revoke",
+    "delete",
+    "remove",
+    "renew",
+    "regenerate",
+    "refresh",
+    "list",
+    "show",
+    "export",
+    "sync",
+    "include",
+    "exclude",
+    "mount",
+    "expire",
+    "disable",
+];
+
+/// Words that name a secret only inside a field's identifier, where a
+/// programmer shortens: `db_pass`, `smtpPass`, `user_pword`.
+pub(super) const NAME_TERMS: &[&str] = &["pass", "pword", "passw", "pswd", "psw", "pwds", "secr"];
 
 /// "NAME for the … token", "length of your password": a mention that a
 /// preposition ties to one of these nouns is about the secret.
