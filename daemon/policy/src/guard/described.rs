@@ -92,9 +92,6 @@ const ORDINARY_SUBJECT: &[&str] = &[
     "tracking",
     "order",
     "reference",
-    "confirmation",
-    "booking",
-    "reservation",
     "ticket",
     "invoice",
     "customer",
@@ -157,6 +154,10 @@ const ORDINARY_SUBJECT: &[&str] = &[
     "favourite",
     "favorite",
 ];
+
+/// A word before "number" that makes it a booking's: the confirmation
+/// *code* we sent is a one-time code, the confirmation *number* is not.
+const ORDINARY_NUMBER: &[&str] = &["confirmation", "booking", "reservation"];
 
 /// A word right after a subject that makes it a count or a kind:
 /// "number of emails", "code of conduct", "numbers per card".
@@ -257,6 +258,8 @@ const KEY_FILE_ABOUT: &[&str] = &[
 struct Folds {
     rules: Vec<(&'static str, HashSet<String>, Vec<String>)>,
     ordinary: HashSet<String>,
+    ordinary_number: HashSet<String>,
+    numbers: HashSet<String>,
     ordinary_after: HashSet<String>,
     other_card: HashSet<String>,
     key_files: Vec<String>,
@@ -274,6 +277,8 @@ static FOLDS: LazyLock<Folds> = LazyLock::new(|| {
             })
             .collect(),
         ordinary: set(ORDINARY_SUBJECT),
+        ordinary_number: set(ORDINARY_NUMBER),
+        numbers: set(&["number", "numbers"]),
         ordinary_after: set(ORDINARY_AFTER_SUBJECT),
         other_card: set(OTHER_CARD),
         key_files: KEY_FILES.iter().map(|w| compact(w)).collect(),
@@ -309,7 +314,9 @@ fn find_description(words: &[&str]) -> Option<&'static str> {
 fn ordinary_subject(words: &[&str], i: usize) -> bool {
     let folds = &*FOLDS;
     let before = i.checked_sub(1).and_then(|b| words.get(b));
+    let number = folds.numbers.contains(words[i]);
     before.is_some_and(|w| folds.ordinary.contains(*w))
+        || (number && before.is_some_and(|w| folds.ordinary_number.contains(*w)))
         || words
             .get(i + 1)
             .is_some_and(|w| folds.ordinary_after.contains(*w))

@@ -44,8 +44,7 @@ fn flush(run: &mut String, out: &mut String) -> bool {
     // Signs after the last letter or digit are punctuation: "password!".
     let word_end = run
         .char_indices()
-        .filter(|(_, c)| c.is_alphanumeric())
-        .last()
+        .rfind(|(_, c)| c.is_alphanumeric())
         .map_or(0, |(at, c)| at + c.len_utf8());
     let tail = run.split_off(word_end);
     let leet = rewrite(run, out);

@@ -289,6 +289,10 @@ pub(super) const HARMLESS_AFTER: &[&str] = &[
     "beleid",
     // Italian "parola chiave" is a keyword; Turkish "parola" a password.
     "chiave",
+    // Turkish: policy, hint, length.
+    "politikası",
+    "ipucu",
+    "uzunluğu",
 ];
 
 /// A word right before a term that does the same: "max tokens", "library
@@ -318,6 +322,15 @@ pub(super) const HARMLESS_BEFORE: &[&str] = &[
     "cached",
     "context",
     "reasoning",
+    // Codes that shops and carriers send: "the discount code we emailed".
+    "discount",
+    "promo",
+    "promotional",
+    "coupon",
+    "voucher",
+    "referral",
+    "tracking",
+    "order",
     // Passes that are tickets or rounds, in field names: `boarding_pass`.
     "boarding",
     "season",

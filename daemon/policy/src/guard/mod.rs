@@ -257,8 +257,8 @@ fn pin(name: &Folded, texts: &[&Folded]) -> Option<&'static str> {
     let words: Vec<&str> = name
         .words
         .iter()
+        .filter(|w| !w.number)
         .map(|w| w.folded.as_str())
-        .filter(|w| !w.chars().all(|c| c.is_ascii_digit()))
         .collect();
     let named = words.iter().enumerate().any(|(i, &word)| {
         word == FOLDED.pin

@@ -145,7 +145,9 @@ impl Lexicon {
         if start > 0 && at(start - 1).is_some_and(|w| self.before.contains(w)) {
             return true;
         }
-        if at(end) == Some("to") && at(end + 1).is_some_and(|w| self.actions.contains(w)) {
+        if at(end).is_some_and(|w| w == compact("to"))
+            && at(end + 1).is_some_and(|w| self.actions.contains(w))
+        {
             return true;
         }
         let linked = at(end).is_some_and(|w| self.linking.contains(w))
