@@ -128,7 +128,7 @@ fn the_guard_catches_every_positive_and_flags_no_negative() {
         negatives.len()
     );
     assert!(
-        positives.len() >= 150 && negatives.len() >= 100,
+        positives.len() >= 300 && negatives.len() >= 210,
         "the lists shrank"
     );
     assert!(

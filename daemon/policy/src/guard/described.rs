@@ -59,6 +59,11 @@ const RULES: &[Rule] = &[
         ],
     },
     Rule {
+        term: "PIN, by where it is used",
+        subjects: &["digits", "digit", "number", "code"],
+        cues: &["atm", "cashpoint", "cash machine", "chip and"],
+    },
+    Rule {
         term: "security code, by where it is printed",
         subjects: &["digits", "digit"],
         cues: &["back", "reverse"],

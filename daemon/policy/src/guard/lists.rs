@@ -287,6 +287,10 @@ pub(super) const HARMLESS_AFTER: &[&str] = &[
     "política",
     "politica",
     "beleid",
+    "link",
+    "links",
+    "url",
+    "page",
     // Italian "parola chiave" is a keyword; Turkish "parola" a password.
     "chiave",
     // Turkish: policy, hint, length.
@@ -322,6 +326,9 @@ pub(super) const HARMLESS_BEFORE: &[&str] = &[
     "cached",
     "context",
     "reasoning",
+    // "Forgot password link", "lost password page".
+    "forgot",
+    "forgotten",
     // Codes that shops and carriers send: "the discount code we emailed".
     "discount",
     "promo",
@@ -448,6 +455,9 @@ pub(super) const QUANTITY: &[(&str, &[&str])] = &[("how", &["long", "many", "muc
 /// What may follow or precede a run-together term harmlessly: its policy,
 /// hint, length, strength, count; at most so many tokens.
 pub(super) const RUN_TOGETHER_AFTER: &[&str] = &[
+    // 密码学: cryptography.
+    "学",
+    "學",
     "策略",
     "提示",
     "长度",

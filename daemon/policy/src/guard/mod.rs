@@ -93,7 +93,7 @@ const POSTAL: &[&str] = &[
 ];
 
 /// Words after `pin` in a field's name that keep it a PIN: `pin_code`.
-const PIN_NAME_TAILS: &[&str] = &["code", "number", "nummer", "numero", "kod"];
+const PIN_NAME_TAILS: &[&str] = &["code", "number", "nummer", "numero", "kod", "digit", "digits"];
 
 /// A PIN code in any case, in any text: "PIN-Code", "pincode", "пин-код".
 const PIN_CODES: &[&str] = &["pin code", "pincode", "пин код", "пинкод"];
