@@ -1,11 +1,11 @@
 //! What one `elicit serve` serves, and where.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use super::ServeError;
 use super::idle::IdleRules;
+use super::listen::Listen;
 
 /// What stands behind one endpoint.
 #[derive(Debug, Clone)]
@@ -29,7 +29,7 @@ pub struct Endpoint {
 /// Where the bearer token comes from, if one is required.
 #[derive(Debug, Clone, Default)]
 pub enum Token {
-    /// No token: anything on loopback that passes the Host and Origin
+    /// No token: a client of this user that passes the Host and Origin
     /// checks may connect.
     #[default]
     None,
@@ -85,8 +85,9 @@ impl Default for Limits {
 /// Everything `elicit serve` needs.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// The loopback address to listen on (port 0: any free port).
-    pub listen: SocketAddr,
+    /// Where to listen: a loopback address (port 0: any free port) or a
+    /// Unix socket.
+    pub listen: Listen,
     /// The bearer token, if required.
     pub token: Token,
     /// The endpoints served.
@@ -100,8 +101,10 @@ pub struct Settings {
 impl Settings {
     /// Refuses what cannot be served: a non-loopback address, no endpoint.
     pub fn check(&self) -> Result<(), ServeError> {
-        if !self.listen.ip().is_loopback() {
-            return Err(ServeError::NotLoopback(self.listen));
+        if let Listen::Tcp(address) = &self.listen
+            && !address.ip().is_loopback()
+        {
+            return Err(ServeError::NotLoopback(*address));
         }
         if self.endpoints.is_empty() {
             return Err(ServeError::NoUpstream);
