@@ -48,7 +48,10 @@ async fn sign_in(flags: &[&str]) -> Option<Run> {
         .expect("oauth_server.py says where it listens")
         .expect("read")
         .expect("a line");
-    let url = first.strip_prefix("listening on ").expect("the listening line").to_owned();
+    let url = first
+        .strip_prefix("listening on ")
+        .expect("the listening line")
+        .to_owned();
     let requests = tokio::spawn(async move {
         let mut seen = Vec::new();
         while let Ok(Some(line)) = lines.next_line().await {

@@ -78,7 +78,11 @@ fn stateless_call() -> (Value, Vec<&'static str>) {
             "io.modelcontextprotocol/clientCapabilities": {}}}});
     (
         body,
-        vec!["MCP-Protocol-Version: 2026-07-28", "Mcp-Method: tools/call", "Mcp-Name: book"],
+        vec![
+            "MCP-Protocol-Version: 2026-07-28",
+            "Mcp-Method: tools/call",
+            "Mcp-Name: book",
+        ],
     )
 }
 
@@ -105,9 +109,12 @@ async fn post(uid: Option<&str>, unix: Option<&Path>, url: &str, body: &Value, h
     if let Some(path) = unix {
         argv.extend(["--unix-socket".to_owned(), path.display().to_string()]);
     }
-    for header in ["Content-Type: application/json", "Accept: application/json, text/event-stream"]
-        .iter()
-        .chain(headers)
+    for header in [
+        "Content-Type: application/json",
+        "Accept: application/json, text/event-stream",
+    ]
+    .iter()
+    .chain(headers)
     {
         argv.extend(["-H".to_owned(), header.to_string()]);
     }
@@ -199,13 +206,22 @@ async fn over_a_unix_socket_only_the_own_user_is_served() {
     let (bus, _daemon, _frontend) = system().await;
     let socket: PathBuf = dir.path().join("serve.sock");
     let stderr = dir.path().join("serve.stderr");
-    let mut served = start_serve(bus.address(), &format!("unix:{}", socket.display()), &upstream, &stderr);
+    let mut served = start_serve(
+        bus.address(),
+        &format!("unix:{}", socket.display()),
+        &upstream,
+        &stderr,
+    );
     eventually("elicit serve to accept on its Unix socket", || {
         let socket = socket.clone();
         async move { tokio::net::UnixStream::connect(&socket).await.is_ok() }
     })
     .await;
-    let mode = std::fs::metadata(&socket).expect("the socket").permissions().mode() & 0o777;
+    let mode = std::fs::metadata(&socket)
+        .expect("the socket")
+        .permissions()
+        .mode()
+        & 0o777;
     assert_eq!(mode, 0o600);
 
     let url = "http://localhost/mcp";
@@ -214,14 +230,21 @@ async fn over_a_unix_socket_only_the_own_user_is_served() {
     assert!(answer.body.contains("serverInfo"), "{answer:?}");
 
     let blocked = post(Some(OTHER_UID), Some(&socket), url, &initialize(), &[]).await;
-    assert_eq!(blocked.status, 0, "nobody cannot connect to a 0600 socket: {blocked:?}");
+    assert_eq!(
+        blocked.status, 0,
+        "nobody cannot connect to a 0600 socket: {blocked:?}"
+    );
     assert_ne!(blocked.exit, Some(0), "{blocked:?}");
 
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o666)).expect("chmod");
     let refused = post(Some(OTHER_UID), Some(&socket), url, &initialize(), &[]).await;
     assert_eq!(refused.status, 403, "{refused:?}");
     assert!(refused.body.contains("uid 65534"), "{refused:?}");
-    assert_eq!(started(&marker), 1, "only the own user's session started a server");
+    assert_eq!(
+        started(&marker),
+        1,
+        "only the own user's session started a server"
+    );
 
     kill("-TERM", served.id().expect("serve runs"));
     tokio::time::timeout(Duration::from_secs(30), served.wait())

@@ -94,7 +94,9 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
         Some(path) => {
             let path = path.display();
             for at in bound.paths() {
-                esay!("elicit serve: listening on unix:{path}, at {at} (e.g. curl --unix-socket {path} http://localhost{at})");
+                esay!(
+                    "elicit serve: listening on unix:{path}, at {at} (e.g. curl --unix-socket {path} http://localhost{at})"
+                );
             }
         }
         None => {

@@ -89,7 +89,9 @@ async fn from_resource_metadata(
     for candidate in server_metadata_candidates(&issuer_url) {
         match get_json::<ServerMetadata>(http, &candidate, "authorization server metadata").await? {
             Fetched::Found(found) => {
-                check_issuer(&found, issuer, &candidate, |advertised| same_issuer(issuer, advertised))?;
+                check_issuer(&found, issuer, &candidate, |advertised| {
+                    same_issuer(issuer, advertised)
+                })?;
                 return Ok(Discovered {
                     resource,
                     scopes_supported: metadata.scopes_supported,
@@ -117,7 +119,9 @@ async fn legacy(http: &Client, server: &Url) -> Result<Discovered, AuthError> {
         origin.as_str().trim_end_matches('/')
     );
     let origin_text = origin.as_str().trim_end_matches('/').to_owned();
-    let (found, issuer) = match get_json::<ServerMetadata>(http, &candidate, "authorization server metadata").await? {
+    let (found, issuer) = match get_json::<ServerMetadata>(http, &candidate, "authorization server metadata")
+        .await?
+    {
         Fetched::Found(found) => {
             check_issuer(&found, &origin_text, &candidate, |advertised| {
                 issuer_on_origin(advertised, server)
@@ -170,10 +174,23 @@ mod tests {
     #[test]
     fn metadata_for_another_issuer_is_refused_naming_both() {
         let same = |a: &str| same_issuer("https://as.example", a);
-        assert!(check_issuer(&metadata(Some("https://as.example")), "https://as.example", "u", same).is_ok());
-        let error = check_issuer(&metadata(Some("https://evil.example")), "https://as.example", "u", same)
-            .unwrap_err()
-            .to_string();
+        assert!(
+            check_issuer(
+                &metadata(Some("https://as.example")),
+                "https://as.example",
+                "u",
+                same
+            )
+            .is_ok()
+        );
+        let error = check_issuer(
+            &metadata(Some("https://evil.example")),
+            "https://as.example",
+            "u",
+            same,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             error.contains("https://evil.example") && error.contains("https://as.example"),
             "{error}"

@@ -173,7 +173,8 @@ pub fn same_issuer(expected: &str, advertised: &str) -> bool {
 pub fn issuer_on_origin(advertised: &str, server: &Url) -> bool {
     Url::parse(advertised).is_ok_and(|issuer| {
         issuer.scheme() == server.scheme()
-            && issuer.host_str().map(str::to_ascii_lowercase) == server.host_str().map(str::to_ascii_lowercase)
+            && issuer.host_str().map(str::to_ascii_lowercase)
+                == server.host_str().map(str::to_ascii_lowercase)
             && issuer.port_or_known_default() == server.port_or_known_default()
             && issuer.query().is_none()
             && issuer.fragment().is_none()

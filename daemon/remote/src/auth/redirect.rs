@@ -116,7 +116,11 @@ impl Redirect {
     }
 
     /// Waits for the code, at most `patience`, or until `cancel`.
-    pub async fn code(mut self, patience: Duration, cancel: &CancellationToken) -> Result<Returned, AuthError> {
+    pub async fn code(
+        mut self,
+        patience: Duration,
+        cancel: &CancellationToken,
+    ) -> Result<Returned, AuthError> {
         tokio::select! {
             response = &mut self.response => {
                 response.unwrap_or_else(|_| Err(AuthError::Listener("the listener stopped".into())))
@@ -226,7 +230,10 @@ mod tests {
     async fn the_iss_parameter_is_kept() {
         let redirect = Redirect::listen(None, Secret::new("s")).await.unwrap();
         let uri = redirect.uri().to_owned();
-        assert_eq!(get(&format!("{uri}?code=c&state=s&iss=https%3A%2F%2Fas.example")).await, 200);
+        assert_eq!(
+            get(&format!("{uri}?code=c&state=s&iss=https%3A%2F%2Fas.example")).await,
+            200
+        );
         let returned = redirect
             .code(Duration::from_secs(5), &CancellationToken::new())
             .await
@@ -244,8 +251,13 @@ mod tests {
         assert!(missing.contains("carries no iss"), "{missing}");
         // Compared wherever it is present, advertised or not.
         for required in [true, false] {
-            let wrong = check_iss(issuer, required, Some("https://evil.example")).unwrap_err().to_string();
-            assert!(wrong.contains("https://evil.example") && wrong.contains(issuer), "{wrong}");
+            let wrong = check_iss(issuer, required, Some("https://evil.example"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                wrong.contains("https://evil.example") && wrong.contains(issuer),
+                "{wrong}"
+            );
         }
         // A plain comparison: no trailing-slash or case leniency.
         assert!(check_iss(issuer, false, Some("https://as.example/")).is_err());

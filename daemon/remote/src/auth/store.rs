@@ -431,7 +431,10 @@ mod tests {
     #[tokio::test]
     async fn a_token_directory_of_another_user_is_refused() {
         if !rustix::process::geteuid().is_root() {
-            assert!(std::env::var_os("CI").is_none(), "this test needs root (chown) under CI");
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "this test needs root (chown) under CI"
+            );
             eprintln!("skipped: chown needs root");
             return;
         }

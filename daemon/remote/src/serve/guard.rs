@@ -124,7 +124,11 @@ impl Guard {
     fn log_refusal(&self, owner: &Owner, why: &str) {
         match owner {
             Owner::Uid(uid) => {
-                let first = self.refused.lock().map(|mut seen| seen.insert(*uid)).unwrap_or(true);
+                let first = self
+                    .refused
+                    .lock()
+                    .map(|mut seen| seen.insert(*uid))
+                    .unwrap_or(true);
                 if first {
                     tracing::warn!(uid, own = self.own_uid, "refused the connections of another user");
                     eprintln!("elicit serve: refusing connections from uid {uid}: {why}");
@@ -142,7 +146,9 @@ impl Guard {
         };
         let name = authority.host().to_ascii_lowercase();
         LOOPBACK_HOSTS.contains(&name.as_str())
-            && self.port.is_none_or(|port| authority.port_u16().unwrap_or(80) == port)
+            && self
+                .port
+                .is_none_or(|port| authority.port_u16().unwrap_or(80) == port)
     }
 
     /// `http://` and a loopback name with this server's port, nothing else.
@@ -159,7 +165,9 @@ impl Guard {
         };
         url.scheme() == "http"
             && LOOPBACK_HOSTS.contains(&name.as_str())
-            && self.port.is_none_or(|port| url.port_or_known_default() == Some(port))
+            && self
+                .port
+                .is_none_or(|port| url.port_or_known_default() == Some(port))
             && matches!(url.path(), "" | "/")
             && url.username().is_empty()
             && url.query().is_none()
@@ -168,7 +176,8 @@ impl Guard {
 
 impl Guard {
     fn port_shown(&self) -> String {
-        self.port.map_or_else(|| "PORT".to_owned(), |port| port.to_string())
+        self.port
+            .map_or_else(|| "PORT".to_owned(), |port| port.to_string())
     }
 }
 
@@ -189,7 +198,10 @@ mod tests {
     fn only_our_own_uid_is_admitted() {
         assert!(owner_admitted(&Owner::Uid(1000), 1000).is_ok());
         let other = owner_admitted(&Owner::Uid(65534), 1000).unwrap_err();
-        assert!(other.contains("uid 65534") && other.contains("uid 1000"), "{other}");
+        assert!(
+            other.contains("uid 65534") && other.contains("uid 1000"),
+            "{other}"
+        );
         assert!(owner_admitted(&Owner::Unknown("gone".into()), 1000).is_err());
         // Only where the system cannot tell, and a token guards instead.
         assert!(owner_admitted(&Owner::Unchecked, 1000).is_ok());

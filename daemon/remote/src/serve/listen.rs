@@ -49,9 +49,9 @@ impl FromStr for Listen {
             let port: u16 = port.parse().map_err(|e| format!("bad port in {text:?}: {e}"))?;
             return Ok(Listen::Tcp(SocketAddr::from((Ipv4Addr::LOCALHOST, port))));
         }
-        text.parse().map(Listen::Tcp).map_err(|e| {
-            format!("{text:?} is neither IP:PORT (e.g. 127.0.0.1:8765) nor unix:PATH: {e}")
-        })
+        text.parse()
+            .map(Listen::Tcp)
+            .map_err(|e| format!("{text:?} is neither IP:PORT (e.g. 127.0.0.1:8765) nor unix:PATH: {e}"))
     }
 }
 
@@ -250,7 +250,9 @@ async fn probe(ip: IpAddr) -> Result<u32, LookupError> {
 pub fn checks_owners(probe: Result<u32, LookupError>, own: u32, token: bool) -> Result<bool, ServeError> {
     let reason = match probe {
         Ok(uid) if uid == own => return Ok(true),
-        Ok(uid) => format!("the kernel names uid {uid} as the owner of a connection of this process (uid {own})"),
+        Ok(uid) => {
+            format!("the kernel names uid {uid} as the owner of a connection of this process (uid {own})")
+        }
         Err(error) => error.to_string(),
     };
     if token {
@@ -336,7 +338,10 @@ mod tests {
         let refused = checks_owners(Err(LookupError::Unsupported), 1000, false)
             .unwrap_err()
             .to_string();
-        assert!(refused.contains("--require-token") && refused.contains("Linux only"), "{refused}");
+        assert!(
+            refused.contains("--require-token") && refused.contains("Linux only"),
+            "{refused}"
+        );
     }
 
     #[tokio::test]

@@ -180,13 +180,13 @@ impl Bound {
         // Each connection carries its owner, which the guard checks.
         let served = axum::serve(listener, router.into_make_service_with_connect_info::<Peer>())
             .with_graceful_shutdown(async move {
-            shutdown.await;
-            // Ending the relays ends their sessions' streams, so that
-            // the graceful shutdown does not wait on open SSE responses.
-            for endpoint in &stopping {
-                endpoint.stop_all();
-            }
-        });
+                shutdown.await;
+                // Ending the relays ends their sessions' streams, so that
+                // the graceful shutdown does not wait on open SSE responses.
+                for endpoint in &stopping {
+                    endpoint.stop_all();
+                }
+            });
         let outcome = served.await.map_err(ServeError::Http);
         for endpoint in &endpoints {
             endpoint.stop_all();

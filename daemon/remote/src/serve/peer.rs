@@ -56,8 +56,8 @@ mod sock_diag {
     use std::net::SocketAddr;
 
     use netlink_packet_core::{NLM_F_REQUEST, NetlinkHeader, NetlinkMessage, NetlinkPayload};
-    use netlink_packet_sock_diag::constants::{AF_INET, AF_INET6, IPPROTO_TCP};
     use netlink_packet_sock_diag::SockDiagMessage;
+    use netlink_packet_sock_diag::constants::{AF_INET, AF_INET6, IPPROTO_TCP};
     use netlink_packet_sock_diag::inet::{ExtensionFlags, InetRequest, SocketId, StateFlags};
     use netlink_sys::protocols::NETLINK_SOCK_DIAG;
     use netlink_sys::{AsyncSocket, AsyncSocketExt, TokioSocket};
