@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use elicit_form::{FormModel, Input, UrlView};
-use elicit_proto::{Answer, Elicitation, ElicitationAction, FieldKind, Limits, validate_answer};
+use elicit_mcp::{Answer, Elicitation, ElicitationAction, FieldKind, Limits, validate_answer};
 use elicit_vectors::{VectorSet, sets};
 use serde_json::Value;
 
