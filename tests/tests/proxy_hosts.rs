@@ -306,8 +306,17 @@ async fn a_python_host_with_its_default_environment_finds_the_broker() {
     // $HOME (the harness gives it the bus's folder), the host passes only
     // HOME, PATH and a few more to the proxy.
     let (bus, daemon, mut frontend) = system().await;
-    let record = bus.dir().join(format!(".local/state/elicitd/bus.{}", uid()));
-    eventually("the daemon's record", || async { record.exists() }).await;
+    eventually("the daemon's record", || async {
+        elicit_tests::bus_records(bus.dir())
+            .iter()
+            .any(|(_, address)| address == bus.address())
+    })
+    .await;
+    let record = elicit_tests::bus_records(bus.dir())
+        .into_iter()
+        .find(|(_, address)| address == bus.address())
+        .map(|(path, _)| path)
+        .expect("the record");
     let mode =
         std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&record).expect("stat").permissions());
     assert_eq!(mode & 0o777, 0o600, "the record is the user's alone");
@@ -337,10 +346,6 @@ async fn a_python_host_with_its_default_environment_finds_the_broker() {
     // The record goes when the daemon stops.
     kill("-TERM", daemon.pid().expect("pid"));
     eventually("the record to be removed", || async { !record.exists() }).await;
-}
-
-fn uid() -> u32 {
-    std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").expect("/proc/self"))
 }
 
 // ------------------------------------------ 4. honest outcome with no broker
