@@ -248,7 +248,8 @@ mod file {
             DirState::Private => Ok(()),
             DirState::Loose(mode) => {
                 std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-                tracing::warn!(dir = %dir.display(), mode = format!("{mode:04o}"), "tightened the token directory to 0700");
+                // Said on standard error whatever the log level: the user
+                // should know their tokens' folder was open.
                 eprintln!(
                     "elicit: warning: the token directory {} was mode {mode:04o}, open to other users: it is 0700 now",
                     dir.display()
@@ -270,7 +271,6 @@ mod file {
         let dir = path.parent()?;
         if let Err(error) = secure_dir(dir) {
             tracing::warn!(dir = %dir.display(), %error, "not reading kept tokens");
-            eprintln!("elicit: warning: {}: {error}", dir.display());
             return None;
         }
         let file = std::fs::File::open(path).ok()?;

@@ -130,8 +130,7 @@ impl Guard {
                     .map(|mut seen| seen.insert(*uid))
                     .unwrap_or(true);
                 if first {
-                    tracing::warn!(uid, own = self.own_uid, "refused the connections of another user");
-                    eprintln!("elicit serve: refusing connections from uid {uid}: {why}");
+                    tracing::warn!("refusing connections from uid {uid}: {why}");
                 }
             }
             _ => tracing::warn!(reason = why, "refused a connection whose owner is unknown"),
