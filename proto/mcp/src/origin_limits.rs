@@ -62,6 +62,61 @@ impl Origin {
     }
 }
 
+/// `text` shortened to at most `limit` bytes on a character boundary,
+/// ending in `…` when it was cut.
+fn fit(text: &mut String, limit: usize) {
+    if text.len() <= limit {
+        return;
+    }
+    let mut end = limit.saturating_sub('…'.len_utf8());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push('…');
+}
+
+impl Origin {
+    /// The origin shortened to fit every bound, each cut field ending in
+    /// `…`: what a client sends, so that a long command line or a server
+    /// that calls itself by a long name still gets a session. The broker
+    /// itself never cuts; it refuses ([`Origin::check_sizes`]).
+    pub fn fitted(mut self) -> Origin {
+        for (field, limit) in [
+            (&mut self.server, MAX_ORIGIN_NAME_BYTES),
+            (&mut self.host, MAX_ORIGIN_NAME_BYTES),
+            (&mut self.server_version, MAX_ORIGIN_NAME_BYTES),
+            (&mut self.host_version, MAX_ORIGIN_NAME_BYTES),
+            (&mut self.command, MAX_ORIGIN_PATH_BYTES),
+            (&mut self.cwd, MAX_ORIGIN_PATH_BYTES),
+        ] {
+            if let Some(text) = field {
+                fit(text, limit);
+            }
+        }
+        // A path cut short names another file, and an icon name cut short
+        // another icon: dropped rather than cut.
+        if self.verified_exe.as_ref().is_some_and(|e| e.len() > MAX_ORIGIN_PATH_BYTES) {
+            self.verified_exe = None;
+        }
+        if self.icon.as_ref().is_some_and(|i| i.len() > MAX_ORIGIN_NAME_BYTES) {
+            self.icon = None;
+        }
+        if let Some(args) = &mut self.verified_args {
+            let mut total = 0;
+            let kept = args
+                .iter()
+                .take_while(|a| {
+                    total += a.len() + 1;
+                    total <= MAX_ORIGIN_PATH_BYTES
+                })
+                .count();
+            args.truncate(kept);
+        }
+        self
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +140,24 @@ mod tests {
         assert!(error.contains("'server' is 257 bytes, more than the limit of 256"), "{error}");
         assert!(error.contains("'cwd' is 4097 bytes, more than the limit of 4096"), "{error}");
         assert!(!error.contains("'host'") && !error.contains("'command'"), "{error}");
+    }
+
+    #[test]
+    fn a_fitted_origin_passes_its_own_check() {
+        let origin = Origin {
+            server: Some("é".repeat(300)),
+            command: Some("c".repeat(5000)),
+            verified_exe: Some("/".repeat(5000)),
+            verified_args: Some(vec!["a".repeat(3000), "b".repeat(3000)]),
+            cwd: Some("/short".into()),
+            ..Origin::default()
+        }
+        .fitted();
+        assert_eq!(origin.check_sizes(), Ok(()));
+        assert!(origin.server.as_deref().is_some_and(|s| s.ends_with('…') && s.len() <= 256));
+        assert_eq!(origin.cwd.as_deref(), Some("/short"));
+        assert_eq!(origin.verified_exe, None);
+        assert_eq!(origin.verified_args.map(|a| a.len()), Some(1));
     }
 
     #[test]
