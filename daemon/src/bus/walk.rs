@@ -289,3 +289,66 @@ fn alignment(sig: &[u8]) -> u64 {
         _ => 1,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+    use zbus::zvariant::{Endian, OwnedValue, Str, serialized::Context, to_bytes};
+
+    /// A body in memory, handed out a few bytes at a time as a socket would.
+    struct Slice(Vec<u8>, usize);
+
+    impl Bytes for Slice {
+        fn read<'a>(
+            &'a mut self,
+            buf: &'a mut [u8],
+        ) -> Pin<Box<dyn Future<Output = std::io::Result<usize>> + Send + 'a>> {
+            let n = buf.len().min(7).min(self.0.len() - self.1);
+            buf[..n].copy_from_slice(&self.0[self.1..self.1 + n]);
+            self.1 += n;
+            Box::pin(std::future::ready(Ok(n)))
+        }
+    }
+
+    async fn report_of<T: serde::Serialize + zbus::zvariant::Type>(
+        body: &T,
+        endian: Endian,
+        args: &[&str],
+    ) -> Report {
+        let bytes = to_bytes(Context::new_dbus(endian, 0), body).expect("serialise");
+        let len = bytes.len() as u64;
+        let signature = T::SIGNATURE.to_string();
+        let signature = signature.trim_start_matches('(').trim_end_matches(')').to_owned();
+        let mut source = Slice(bytes.to_vec(), 0);
+        let report = walk_body(&mut source, endian == Endian::Little, len, &signature, args)
+            .await
+            .expect("walks");
+        assert_eq!(source.1, source.0.len(), "the whole body was read");
+        report
+    }
+
+    #[tokio::test]
+    async fn long_strings_are_named_by_their_key_in_either_byte_order() {
+        let mut origin: HashMap<String, OwnedValue> = HashMap::new();
+        origin.insert("server".into(), OwnedValue::from(Str::from("s".repeat(300))));
+        origin.insert("pid".into(), OwnedValue::from(7u32));
+        origin.insert("host".into(), OwnedValue::from(Str::from("short")));
+        let args: Vec<String> = vec!["a".repeat(400), "b".repeat(500)];
+        origin.insert("verified-args".into(), OwnedValue::try_from(zbus::zvariant::Value::from(args)).expect("array"));
+        for endian in [Endian::Little, Endian::Big] {
+            let mut report = report_of(&(origin.clone(),), endian, &["origin"]).await;
+            report.sort();
+            assert_eq!(report, vec![("server".to_owned(), 300), ("verified-args".to_owned(), 900)]);
+        }
+        let report = report_of(&("r".repeat(1000), 5u32, "x".to_owned()), Endian::Little, &["request_json"]).await;
+        assert_eq!(report, vec![("request_json".to_owned(), 1000)]);
+    }
+
+    #[test]
+    fn signatures_split_into_complete_types() {
+        assert_eq!(complete_type(b"a{sv}s").ok(), Some(5));
+        assert_eq!(complete_type(b"(sa(ii))u").ok(), Some(8));
+        assert!(complete_type(b"(ss").is_err());
+    }
+}
