@@ -67,7 +67,9 @@ fn memory_kib(pid: u32) -> (u64, u64) {
 fn assert_names_every_field(error: &str) {
     for key in ["server", "host", "cwd", "command"] {
         assert!(
-            error.contains(&format!("origin field '{key}' is {STRING} bytes, more than the limit of")),
+            error.contains(&format!(
+                "origin field '{key}' is {STRING} bytes, more than the limit of"
+            )),
             "{key} not named: {error}"
         );
     }
@@ -92,7 +94,9 @@ async fn attack(way: Way, bus: String, socket: PathBuf, stop: Arc<AtomicBool>, r
         };
         let (origin, stop, refused) = (origin.clone(), stop.clone(), refused.clone());
         attackers.push(tokio::spawn(async move {
-            let conn = elicit_client::connect(Some(&address)).await.expect("attacker connects");
+            let conn = elicit_client::connect(Some(&address))
+                .await
+                .expect("attacker connects");
             let broker = Broker1Proxy::new(&conn).await.expect("proxy");
             loop {
                 let answer = broker.open_session(origin.clone()).await;
@@ -144,7 +148,11 @@ async fn the_attack_leaves_the_daemon_responsive(way: Way) {
         .await
         .expect("elicit list");
     let list_time = started.elapsed();
-    assert!(listed.status.success(), "elicit list: {}", String::from_utf8_lossy(&listed.stderr));
+    assert!(
+        listed.status.success(),
+        "elicit list: {}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
     assert_eq!(String::from_utf8_lossy(&listed.stdout).trim(), "[]");
 
     let started = Instant::now();
@@ -162,16 +170,31 @@ async fn the_attack_leaves_the_daemon_responsive(way: Way) {
         "{way:?}: {during} refusals of {} MiB calls before SIGTERM; idle RSS {idle_rss} KiB, \
          VmRSS {rss} KiB, VmHWM {peak} KiB; elicit list {list_time:?}, property {property_time:?}, \
          SIGTERM {sigterm_time:?}",
-        4 * STRING >> 20
+        (4 * STRING) >> 20
     );
-    assert!(during >= SESSIONS, "only {during} calls were refused before SIGTERM");
+    assert!(
+        during >= SESSIONS,
+        "only {during} calls were refused before SIGTERM"
+    );
     assert!(peak < MAX_RSS_KIB, "peak RSS {peak} KiB");
-    assert!(list_time < Duration::from_secs(1), "elicit list took {list_time:?}");
-    assert!(property_time < Duration::from_secs(1), "a property read took {property_time:?}");
-    assert!(sigterm_time < Duration::from_secs(1), "SIGTERM took {sigterm_time:?}");
+    assert!(
+        list_time < Duration::from_secs(1),
+        "elicit list took {list_time:?}"
+    );
+    assert!(
+        property_time < Duration::from_secs(1),
+        "a property read took {property_time:?}"
+    );
+    assert!(
+        sigterm_time < Duration::from_secs(1),
+        "SIGTERM took {sigterm_time:?}"
+    );
     // Nothing of the attack was stored.
     let stored: u64 = walk_size(daemon.state_dir());
-    assert!(stored < 16 * 1024 * 1024, "the state directory holds {stored} bytes");
+    assert!(
+        stored < 16 * 1024 * 1024,
+        "the state directory holds {stored} bytes"
+    );
 }
 
 fn walk_size(dir: &Path) -> u64 {
@@ -224,7 +247,10 @@ async fn each_origin_field_is_bounded_by_name_on_both_ways_in() {
                 .expect_err("one byte too long")
                 .to_string();
             assert!(
-                error.contains(&format!("origin field '{key}' is {} bytes, more than the limit of {limit}", limit + 1)),
+                error.contains(&format!(
+                    "origin field '{key}' is {} bytes, more than the limit of {limit}",
+                    limit + 1
+                )),
                 "{error}"
             );
             broker
@@ -247,19 +273,29 @@ async fn sessions_are_limited_per_uid_across_connections() {
     for n in 0..4 {
         let conn = match n % 2 {
             0 => bus.connect().await,
-            _ => elicit_client::connect(Some(&asker_address(&socket))).await.expect("socket"),
+            _ => elicit_client::connect(Some(&asker_address(&socket)))
+                .await
+                .expect("socket"),
         };
         let broker = Broker1Proxy::new(&conn).await.expect("proxy");
         broker.open_session(Dict::new()).await.expect("within the limit");
         conns.push(conn);
     }
-    for conn in [bus.connect().await, elicit_client::connect(Some(&asker_address(&socket))).await.expect("socket")] {
+    for conn in [
+        bus.connect().await,
+        elicit_client::connect(Some(&asker_address(&socket)))
+            .await
+            .expect("socket"),
+    ] {
         let broker = Broker1Proxy::new(&conn).await.expect("proxy");
         let error = broker
             .open_session(Dict::new())
             .await
             .expect_err("a fifth session")
             .to_string();
-        assert!(error.contains("4 sessions open (broker.sessions-per-uid)"), "{error}");
+        assert!(
+            error.contains("4 sessions open (broker.sessions-per-uid)"),
+            "{error}"
+        );
     }
 }

@@ -13,17 +13,27 @@ use zbus::zvariant::{OwnedValue, Str};
 const HOSTILE: &str = "x\u{1b}]0;pwned\u{7}y\u{9b}2J\u{202e}dlrow\n2026-01-01T00:00:00Z ERROR forged";
 
 fn origin(value: &str) -> Dict {
-    ["server", "host", "cwd", "command", "server-version", "icon", "unknown-key"]
-        .into_iter()
-        .map(|k| (k.to_owned(), OwnedValue::from(Str::from(value.to_owned()))))
-        .collect()
+    [
+        "server",
+        "host",
+        "cwd",
+        "command",
+        "server-version",
+        "icon",
+        "unknown-key",
+    ]
+    .into_iter()
+    .map(|k| (k.to_owned(), OwnedValue::from(Str::from(value.to_owned()))))
+    .collect()
 }
 
 /// The first raw control character (or bidi override) in `log`, if any;
 /// tabs never occur in the daemon's lines, and each line ends in `\n`.
 fn raw_control(log: &str) -> Option<(usize, char)> {
     log.char_indices().find(|(_, c)| {
-        *c != '\n' && (c.is_control() || matches!(*c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+        *c != '\n'
+            && (c.is_control()
+                || matches!(*c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
     })
 }
 
@@ -39,7 +49,10 @@ async fn a_trace_log_holds_no_raw_control_character_and_is_bounded() {
     let daemon = Daemon::start_with_env(
         &bus,
         "",
-        &[("ELICITD_LOG", Some("trace")), ("ELICITD_ASKER_SOCKET", Some(&socket_env))],
+        &[
+            ("ELICITD_LOG", Some("trace")),
+            ("ELICITD_ASKER_SOCKET", Some(&socket_env)),
+        ],
     )
     .await;
     eventually("the asker socket", || std::future::ready(socket.exists())).await;
@@ -61,7 +74,10 @@ async fn a_trace_log_holds_no_raw_control_character_and_is_bounded() {
         });
         let mut options = Dict::new();
         options.insert("submission-id".into(), OwnedValue::from(Str::from(HOSTILE)));
-        session.elicit(&request.to_string(), options).await.expect("queued");
+        session
+            .elicit(&request.to_string(), options)
+            .await
+            .expect("queued");
         // Refusals carry the text back, and are logged too.
         let too_long = format!("{HOSTILE}{}", "z".repeat(300));
         assert!(broker.open_session(origin(&too_long)).await.is_err());
@@ -82,7 +98,11 @@ async fn a_trace_log_holds_no_raw_control_character_and_is_bounded() {
     }
     for conn in [&on_bus, &on_socket] {
         let broker = Broker1Proxy::new(conn).await.expect("proxy");
-        let error = broker.open_session(huge.clone()).await.expect_err("too large").to_string();
+        let error = broker
+            .open_session(huge.clone())
+            .await
+            .expect_err("too large")
+            .to_string();
         assert!(error.contains("origin field 'server'"), "{error}");
     }
     let log = daemon.log();
@@ -94,5 +114,8 @@ async fn a_trace_log_holds_no_raw_control_character_and_is_bounded() {
         let before: String = before.into_iter().rev().collect();
         panic!("a raw {c:?} at byte {at}, after: {before:?}");
     }
-    assert!(log.contains("\\u{1b}]0;pwned\\u{7}"), "the escaped text is in the log");
+    assert!(
+        log.contains("\\u{1b}]0;pwned\\u{7}"),
+        "the escaped text is in the log"
+    );
 }

@@ -66,7 +66,11 @@ impl Primary {
         };
         let word = |at: usize| {
             let b = [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
-            if little { u32::from_le_bytes(b) } else { u32::from_be_bytes(b) }
+            if little {
+                u32::from_le_bytes(b)
+            } else {
+                u32::from_be_bytes(b)
+            }
         };
         Ok(Primary {
             little,
@@ -167,9 +171,15 @@ impl<R: ReadHalf> ReadHalf for Bounded<R> {
         head.extend_from_slice(&fields[..primary.fields_len]);
         let header = Fields::parse(&head, primary.little)?;
         let args = argument_names(header.member.as_deref());
-        let report = walk_body(&mut source, primary.little, primary.body_len, &header.signature, args)
-            .await
-            .map_err(|e| zbus::Error::Failure(e.to_string()))?;
+        let report = walk_body(
+            &mut source,
+            primary.little,
+            primary.body_len,
+            &header.signature,
+            args,
+        )
+        .await
+        .map_err(|e| zbus::Error::Failure(e.to_string()))?;
         let reason = super::refused::reason(header.member.as_deref(), primary.total(), self.cap, &report);
         tracing::warn!(
             bytes = primary.total(),
@@ -275,7 +285,7 @@ fn argument_names(member: Option<&str>) -> &'static [&'static str] {
 /// The longest strings of a report, for the log and the refusal.
 pub(super) fn longest(report: &Report, n: usize) -> Vec<&(String, u64)> {
     let mut sorted: Vec<_> = report.iter().collect();
-    sorted.sort_by(|a, b| b.1.cmp(&a.1));
+    sorted.sort_by_key(|entry| std::cmp::Reverse(entry.1));
     sorted.truncate(n);
     sorted
 }

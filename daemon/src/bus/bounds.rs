@@ -57,13 +57,23 @@ mod tests {
     #[test]
     fn long_options_are_refused_by_name() {
         let mut options = Dict::new();
-        options.insert("name".into(), OwnedValue::from(zbus::zvariant::Str::from("n".repeat(256))));
+        options.insert(
+            "name".into(),
+            OwnedValue::from(zbus::zvariant::Str::from("n".repeat(256))),
+        );
         assert!(check_frontend_options(&options).is_ok());
-        options.insert("name".into(), OwnedValue::from(zbus::zvariant::Str::from("n".repeat(257))));
-        let error = check_frontend_options(&options).expect_err("too long").to_string();
+        options.insert(
+            "name".into(),
+            OwnedValue::from(zbus::zvariant::Str::from("n".repeat(257))),
+        );
+        let error = check_frontend_options(&options)
+            .expect_err("too long")
+            .to_string();
         assert!(error.contains("'name' is 257 bytes"), "{error}");
         assert!(check_submission_id(Some(&"i".repeat(256))).is_ok());
-        let error = check_submission_id(Some(&"i".repeat(300))).expect_err("too long").to_string();
+        let error = check_submission_id(Some(&"i".repeat(300)))
+            .expect_err("too long")
+            .to_string();
         assert!(error.contains("'submission-id' is 300 bytes"), "{error}");
     }
 }

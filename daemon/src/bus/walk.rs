@@ -11,7 +11,10 @@ use std::pin::Pin;
 /// buffered. Never asked for more than the message holds.
 pub(super) trait Bytes: Send {
     /// Reads at least one byte into `buf` (at most `buf.len()`); 0 at the end.
-    fn read<'a>(&'a mut self, buf: &'a mut [u8]) -> Pin<Box<dyn Future<Output = std::io::Result<usize>> + Send + 'a>>;
+    fn read<'a>(
+        &'a mut self,
+        buf: &'a mut [u8],
+    ) -> Pin<Box<dyn Future<Output = std::io::Result<usize>> + Send + 'a>>;
 }
 
 /// A string this long or longer is kept in the report.
@@ -65,7 +68,9 @@ pub(super) async fn walk_body(
     let mut index = 0;
     while !sig.is_empty() {
         let len = complete_type(sig)?;
-        let name = args.get(index).map_or_else(|| format!("argument {index}"), |a| (*a).to_owned());
+        let name = args
+            .get(index)
+            .map_or_else(|| format!("argument {index}"), |a| (*a).to_owned());
         walker.value(&sig[..len], name, 0).await?;
         sig = &sig[len..];
         index += 1;
@@ -101,7 +106,10 @@ impl Walker<'_> {
         if self.remaining == 0 {
             return Err(WalkError::Malformed("a value runs past the end of the body"));
         }
-        let want = self.buf.len().min(usize::try_from(self.remaining).unwrap_or(usize::MAX));
+        let want = self
+            .buf
+            .len()
+            .min(usize::try_from(self.remaining).unwrap_or(usize::MAX));
         let n = self.source.read(&mut self.buf[..want]).await?;
         if n == 0 {
             return Err(std::io::Error::from(std::io::ErrorKind::UnexpectedEof).into());
@@ -145,7 +153,11 @@ impl Walker<'_> {
         self.align(4).await?;
         let mut b = [0; 4];
         self.bytes(&mut b).await?;
-        Ok(u64::from(if self.little { u32::from_le_bytes(b) } else { u32::from_be_bytes(b) }))
+        Ok(u64::from(if self.little {
+            u32::from_le_bytes(b)
+        } else {
+            u32::from_be_bytes(b)
+        }))
     }
 
     fn note(&mut self, at: &str, len: u64) {
@@ -220,7 +232,10 @@ impl Walker<'_> {
         let len = self.u32().await?;
         self.align(alignment(element)).await?;
         let end = self.pos + len;
-        if matches!(element.first(), Some(b'y' | b'n' | b'q' | b'b' | b'i' | b'u' | b'h' | b'x' | b't' | b'd')) {
+        if matches!(
+            element.first(),
+            Some(b'y' | b'n' | b'q' | b'b' | b'i' | b'u' | b'h' | b'x' | b't' | b'd')
+        ) {
             return self.skip(len).await;
         }
         if let Some(b'{') = element.first() {
@@ -335,13 +350,24 @@ mod tests {
         origin.insert("pid".into(), OwnedValue::from(7u32));
         origin.insert("host".into(), OwnedValue::from(Str::from("short")));
         let args: Vec<String> = vec!["a".repeat(400), "b".repeat(500)];
-        origin.insert("verified-args".into(), OwnedValue::try_from(zbus::zvariant::Value::from(args)).expect("array"));
+        origin.insert(
+            "verified-args".into(),
+            OwnedValue::try_from(zbus::zvariant::Value::from(args)).expect("array"),
+        );
         for endian in [Endian::Little, Endian::Big] {
             let mut report = report_of(&(origin.clone(),), endian, &["origin"]).await;
             report.sort();
-            assert_eq!(report, vec![("server".to_owned(), 300), ("verified-args".to_owned(), 900)]);
+            assert_eq!(
+                report,
+                vec![("server".to_owned(), 300), ("verified-args".to_owned(), 900)]
+            );
         }
-        let report = report_of(&("r".repeat(1000), 5u32, "x".to_owned()), Endian::Little, &["request_json"]).await;
+        let report = report_of(
+            &("r".repeat(1000), 5u32, "x".to_owned()),
+            Endian::Little,
+            &["request_json"],
+        )
+        .await;
         assert_eq!(report, vec![("request_json".to_owned(), 1000)]);
     }
 

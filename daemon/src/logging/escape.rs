@@ -107,7 +107,10 @@ mod tests {
     #[test]
     fn controls_are_escaped_and_text_kept() {
         assert_eq!(escaped("a\u{1b}]0;x\u{7}b"), "a\\u{1b}]0;x\\u{7}b");
-        assert_eq!(escaped("\u{9b}2J \u{202e}cba\nnext"), "\\u{9b}2J \\u{202e}cba\\u{a}next");
+        assert_eq!(
+            escaped("\u{9b}2J \u{202e}cba\nnext"),
+            "\\u{9b}2J \\u{202e}cba\\u{a}next"
+        );
         assert_eq!(escaped("plain été"), "plain été");
     }
 

@@ -96,10 +96,18 @@ impl Origin {
         }
         // A path cut short names another file, and an icon name cut short
         // another icon: dropped rather than cut.
-        if self.verified_exe.as_ref().is_some_and(|e| e.len() > MAX_ORIGIN_PATH_BYTES) {
+        if self
+            .verified_exe
+            .as_ref()
+            .is_some_and(|e| e.len() > MAX_ORIGIN_PATH_BYTES)
+        {
             self.verified_exe = None;
         }
-        if self.icon.as_ref().is_some_and(|i| i.len() > MAX_ORIGIN_NAME_BYTES) {
+        if self
+            .icon
+            .as_ref()
+            .is_some_and(|i| i.len() > MAX_ORIGIN_NAME_BYTES)
+        {
             self.icon = None;
         }
         if let Some(args) = &mut self.verified_args {
@@ -137,9 +145,18 @@ mod tests {
             ..at_bound
         };
         let error = past.check_sizes().expect_err("too long");
-        assert!(error.contains("'server' is 257 bytes, more than the limit of 256"), "{error}");
-        assert!(error.contains("'cwd' is 4097 bytes, more than the limit of 4096"), "{error}");
-        assert!(!error.contains("'host'") && !error.contains("'command'"), "{error}");
+        assert!(
+            error.contains("'server' is 257 bytes, more than the limit of 256"),
+            "{error}"
+        );
+        assert!(
+            error.contains("'cwd' is 4097 bytes, more than the limit of 4096"),
+            "{error}"
+        );
+        assert!(
+            !error.contains("'host'") && !error.contains("'command'"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -154,7 +171,12 @@ mod tests {
         }
         .fitted();
         assert_eq!(origin.check_sizes(), Ok(()));
-        assert!(origin.server.as_deref().is_some_and(|s| s.ends_with('…') && s.len() <= 256));
+        assert!(
+            origin
+                .server
+                .as_deref()
+                .is_some_and(|s| s.ends_with('…') && s.len() <= 256)
+        );
         assert_eq!(origin.cwd.as_deref(), Some("/short"));
         assert_eq!(origin.verified_exe, None);
         assert_eq!(origin.verified_args.map(|a| a.len()), Some(1));
