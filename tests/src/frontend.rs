@@ -118,6 +118,16 @@ impl TestFrontend {
             .expect("front-end channel open")
     }
 
+    /// The next event within `deadline` (a real agent's start-up is slower
+    /// than [`crate::DEADLINE`] allows for under load).
+    pub async fn next_within(&mut self, deadline: std::time::Duration) -> Event {
+        match tokio::time::timeout(deadline, self.events.recv()).await {
+            Ok(Some(event)) => event,
+            Ok(None) => panic!("the front-end's channel closed"),
+            Err(_) => panic!("timed out after {deadline:?} waiting for a front-end event"),
+        }
+    }
+
     /// The next `Show`, failing on anything else.
     pub async fn next_show(&mut self) -> Shown {
         match self.next().await {

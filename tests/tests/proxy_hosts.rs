@@ -102,7 +102,9 @@ async fn host_dies_mid_form(server: Vec<String>, death: Death) {
     args.extend(["--bus".into(), bus.address().to_owned(), "proxy".into()]);
     args.extend(["--exit-grace-ms".into(), GRACE_MS.to_string(), "--".into()]);
     args.extend(server.iter().cloned());
-    let mut host = PyHost::start(&args, &[]);
+    // npx and the script it starts run on the pinned node, first on PATH.
+    let path = elicit_tests::node::node_path().unwrap_or_default();
+    let mut host = PyHost::start(&args, &[("PATH", Path::new(&path))]);
     host.event("ready").await;
     let shown = frontend.next_show().await;
 
