@@ -44,10 +44,21 @@ fn table(agent: Agent, transport: &str, case: &str, result: &str, withdrawn: Opt
     );
 }
 
-async fn show(bench: &mut Bench) -> Shown {
-    match bench.frontend.next_within(AGENT_DEADLINE).await {
-        Event::Show(shown) => shown,
-        other => panic!("{}: expected a form, got {other:?}", bench.agent.name()),
+async fn show(bench: &mut Bench, run: &mut super::Run) -> Shown {
+    let deadline = AGENT_DEADLINE;
+    match bench.frontend.next_within(deadline).await {
+        Some(Event::Show(shown)) => shown,
+        Some(other) => panic!("{}: expected a form, got {other:?}", bench.agent.name()),
+        None => {
+            // What the model was asked, for the message.
+            let _ = run.events.next_where(std::time::Duration::from_millis(100), |_| false).await;
+            panic!(
+                "{}: no form within {deadline:?}; the model saw {:?}\nstill running: {:?}",
+                bench.agent.name(),
+                run.seen(),
+                bench.survivors()
+            )
+        }
     }
 }
 
@@ -88,7 +99,7 @@ async fn answered_on(bench: &mut Bench, server: &Server, action: &str, transport
         timeout_secs: None,
     };
     let mut run = bench.run(server, &ask).await;
-    let shown = show(bench).await;
+    let shown = show(bench, &mut run).await;
     assert_eq!(shown.request["mode"].as_str().unwrap_or("form"), "form", "{shown:?}");
     let content = if action == "accept" {
         json!({"name": "Ada Lovelace"})
@@ -130,13 +141,14 @@ pub async fn killed_mid_form(agent: Agent, death: Death) {
         timeout_secs: None,
     };
     let mut run = bench.run(&Server::Stdio, &ask).await;
-    let shown = show(&mut bench).await;
+    let shown = show(&mut bench, &mut run).await;
     let died = Instant::now();
     match death {
         Death::Killed => kill("-KILL", run.pid()),
         Death::ShutDown => kill("-INT", run.pid()),
     }
     let event = bench.frontend.next_within(AGENT_DEADLINE).await;
+    let event = event.unwrap_or_else(|| panic!("{}: the form was never withdrawn", agent.name()));
     let withdrawn = died.elapsed();
     let _ = tokio::time::timeout(AGENT_DEADLINE, run.child.wait()).await;
     let (left, _) = leftovers(&bench).await;
@@ -215,12 +227,13 @@ pub async fn host_cancels(agent: Agent) {
         timeout_secs: Some(secs),
     };
     let mut run = bench.run(&Server::Stdio, &ask).await;
-    let shown = show(&mut bench).await;
+    let shown = show(&mut bench, &mut run).await;
     let asked = Instant::now();
     let event = bench
         .frontend
         .next_within(Duration::from_secs(secs) + AGENT_DEADLINE)
-        .await;
+        .await
+        .unwrap_or_else(|| panic!("{}: the form was never withdrawn", agent.name()));
     let after = asked.elapsed();
     let withdrawn = matches!(&event, Event::Withdraw(form, reason) if *form == shown.form && reason == "cancelled");
     // The scripted hosts print each progress notification that comes for

@@ -32,6 +32,11 @@ use crate::{Daemon, PrivateBus, TestFrontend, binary};
 /// starting under a loaded CI machine takes many seconds.
 pub const AGENT_DEADLINE: Duration = Duration::from_secs(120);
 
+/// One host runs at a time in a test binary: Codex runs started together
+/// wait on each other (state it shares beyond `CODEX_HOME`), and two CLIs
+/// starting at once on a small CI machine blow every deadline.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// One test's world.
 pub struct Bench {
     /// The host under test.
@@ -43,6 +48,7 @@ pub struct Bench {
     /// The human, scripted.
     pub frontend: TestFrontend,
     work: PathBuf,
+    _turn: tokio::sync::MutexGuard<'static, ()>,
 }
 
 impl Bench {
@@ -54,6 +60,7 @@ impl Bench {
             return missing(package);
         }
         crate::node::node()?;
+        let turn = ONE_AT_A_TIME.lock().await;
         let (bus, daemon, frontend) = system().await;
         // HOME is the bus's folder, where the daemon records its bus: hosts
         // that filter the environment still pass HOME, and the proxy finds
@@ -74,6 +81,7 @@ impl Bench {
             daemon,
             frontend,
             work,
+            _turn: turn,
         })
     }
 
