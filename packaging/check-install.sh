@@ -10,59 +10,21 @@
 #   packaging/check-install.sh ELICITD.deb ELICIT-GTK.deb
 #
 # The bootstrapped root and apt's downloads are cached in
-# target/check-install, so a rerun takes seconds instead of minutes.
+# target/check-install (packaging/debian-root.sh), so a rerun takes seconds
+# instead of minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 daemon_deb=$(realpath "$1")
 gtk_deb=$(realpath "$2")
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 cache=$PWD/target/check-install
-mkdir -p "$cache/archives/partial"
 
 step() { printf '\n== %s\n' "$*"; }
 die() { echo "check-install: FAILED: $*" >&2; exit 1; }
-[ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, chroot, mount)"
-for tool in debootstrap chroot mount systemd-analyze; do
-  command -v "$tool" >/dev/null || die "$tool is missing (apt-get install debootstrap systemd)"
-done
+command -v systemd-analyze >/dev/null || die "systemd-analyze is missing (apt-get install systemd)"
+. packaging/debian-root.sh
 
 step "a clean bookworm root"
-if [ ! -f "$cache/bookworm-minbase.tar.gz" ]; then
-  fresh=$(mktemp -d /var/tmp/elicitd-bootstrap.XXXXXX)
-  debootstrap --variant=minbase bookworm "$fresh" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
-    { tail -n 20 "$cache/debootstrap.log"; die "debootstrap"; }
-  tar -C "$fresh" -czf "$cache/bookworm-minbase.tar.gz.part" .
-  mv "$cache/bookworm-minbase.tar.gz.part" "$cache/bookworm-minbase.tar.gz"
-  rm -rf "$fresh"
-fi
-root=$(mktemp -d /var/tmp/elicitd-root.XXXXXX)
-mounted=()
-cleanup() {
-  # Whatever the session left running in the root goes before the unmount.
-  for pid in $(ls /proc | grep -E '^[0-9]+$'); do
-    if [ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$root" ]; then kill -9 "$pid" 2>/dev/null || true; fi
-  done
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-    umount "${mounted[i]}" || umount -l "${mounted[i]}" || echo "check-install: cannot unmount ${mounted[i]}" >&2
-  done
-  rm -rf --one-file-system "$root"
-}
-trap cleanup EXIT
-tar -C "$root" -xzf "$cache/bookworm-minbase.tar.gz"
-# The tarball's "./" keeps mktemp's 0700, which would lock the user out.
-chmod 755 "$root"
-for fs in proc dev dev/pts; do
-  case $fs in
-    proc) mount -t proc proc "$root/proc" ;;
-    dev) mount --bind /dev "$root/dev" ;;
-    dev/pts) mount --bind /dev/pts "$root/dev/pts" ;;
-  esac
-  mounted+=("$root/$fs")
-done
-mount --bind "$cache/archives" "$root/var/cache/apt/archives"
-mounted+=("$root/var/cache/apt/archives")
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 "$@"; }
+debian_root bookworm "$cache"
 
 step "apt installs dbus-x11, then both packages"
 cp "$daemon_deb" "$gtk_deb" "$root/tmp/"
