@@ -42,4 +42,3 @@ async fn a_run_with_no_form_leaves_nothing() {
 async fn over_http_to_elicit_serve_a_form_reaches_the_model() {
     cases::over_http(AGENT).await;
 }
-

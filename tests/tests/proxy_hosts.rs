@@ -398,6 +398,41 @@ async fn without_a_broker_the_form_is_cancelled_and_the_host_is_told() {
     );
 }
 
+/// A host that declared elicitation gets the form when elicitd cannot be
+/// reached, and is told so as a log message first: Claude Code in print
+/// mode declares elicitation and cancels every form itself, and it pipes
+/// the proxy's standard error where nobody sees it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_broker_a_host_that_elicits_gets_the_form_and_a_warning() {
+    // A bus without elicitd on it.
+    let bus = PrivateBus::start();
+    let mut host = Host::proxy(bus.address(), &[], &fake(&[]));
+    host.initialize(json!({"elicitation": {}})).await;
+    host.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "two_forms", "arguments": {}}}))
+        .await;
+    let mut warned_first = None;
+    let mut warned = false;
+    loop {
+        let message = host.recv().await;
+        if message["method"] == "notifications/message" {
+            let data = message["params"]["data"].as_str().unwrap_or_default();
+            warned |= message["params"]["level"] == "warning" && data.contains("elicitd cannot be reached");
+        } else if message["method"] == "elicitation/create" {
+            warned_first.get_or_insert(warned);
+            host.send(json!({"jsonrpc": "2.0", "id": message["id"], "result": {"action": "cancel"}}))
+                .await;
+        } else if message["id"] == json!(1) {
+            break;
+        }
+    }
+    assert_eq!(
+        warned_first,
+        Some(true),
+        "the host is warned before the form reaches it"
+    );
+}
+
 // --------------------------------------------- 5. defaults for every answerer
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

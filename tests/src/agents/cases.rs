@@ -17,9 +17,15 @@ use crate::{Event, Shown, binary};
 /// The tool of server-everything that asks a form.
 const TOOL: &str = "trigger-elicitation-request";
 
-/// A host's leftovers must be gone this soon after the host (the proxy
-/// ends with it).
+/// A host's leftovers must be gone this soon after a host that stopped
+/// the proxy (a signal, or a clean end): the proxy ends with it, and the
+/// warden ends the server's tree within a second of the proxy.
 const LEFTOVER_DEADLINE: Duration = Duration::from_secs(2);
+
+/// A host killed with SIGKILL only closes the proxy's input, and the proxy
+/// gives the server its exit grace (5 s by default, the documented
+/// snippet's) before SIGTERM; then the proxy's end and the warden's second.
+const LEFTOVER_AFTER_KILL: Duration = Duration::from_secs(8);
 
 /// A form must be withdrawn this soon after its host died.
 const WITHDRAW_DEADLINE: Duration = Duration::from_secs(1);
@@ -51,7 +57,10 @@ async fn show(bench: &mut Bench, run: &mut super::Run) -> Shown {
         Some(other) => panic!("{}: expected a form, got {other:?}", bench.agent.name()),
         None => {
             // What the model was asked, for the message.
-            let _ = run.events.next_where(std::time::Duration::from_millis(100), |_| false).await;
+            let _ = run
+                .events
+                .next_where(std::time::Duration::from_millis(100), |_| false)
+                .await;
             panic!(
                 "{}: no form within {deadline:?}; the model saw {:?}\nstill running: {:?}",
                 bench.agent.name(),
@@ -63,19 +72,25 @@ async fn show(bench: &mut Bench, run: &mut super::Run) -> Shown {
 }
 
 /// Waits until nothing of the host is left in its working folder; what is
-/// left after [`LEFTOVER_DEADLINE`] is killed (the test's own processes,
-/// by pid) and counted. Returns the count and the time it took.
+/// left after `limit` is killed (the test's own processes, by pid) and
+/// counted. Returns the count and the time it took.
 async fn leftovers(bench: &Bench) -> (usize, Duration) {
+    leftovers_within(bench, LEFTOVER_DEADLINE).await
+}
+
+async fn leftovers_within(bench: &Bench, limit: Duration) -> (usize, Duration) {
     let started = Instant::now();
     loop {
         let left = bench.survivors();
         if left.is_empty() {
             return (0, started.elapsed());
         }
-        if started.elapsed() > LEFTOVER_DEADLINE {
+        if started.elapsed() > limit {
             eprintln!("{}: left behind {left:?}", bench.agent.name());
             for (pid, _) in &left {
-                let _ = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+                let _ = std::process::Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
             }
             return (left.len(), started.elapsed());
         }
@@ -88,7 +103,9 @@ async fn leftovers(bench: &Bench) -> (usize, Duration) {
 /// the tool's result the model's next request; the host exits 0 and leaves
 /// nothing behind.
 pub async fn answered(agent: Agent, action: &str) {
-    let Some(mut bench) = Bench::new(agent).await else { return };
+    let Some(mut bench) = Bench::new(agent).await else {
+        return;
+    };
     answered_on(&mut bench, &Server::Stdio, action, "stdio").await;
 }
 
@@ -100,13 +117,36 @@ async fn answered_on(bench: &mut Bench, server: &Server, action: &str, transport
     };
     let mut run = bench.run(server, &ask).await;
     let shown = show(bench, &mut run).await;
-    assert_eq!(shown.request["mode"].as_str().unwrap_or("form"), "form", "{shown:?}");
+    assert_eq!(
+        shown.request["mode"].as_str().unwrap_or("form"),
+        "form",
+        "{shown:?}"
+    );
+    // Where the host's clientInfo is a library's placeholder, the stdio
+    // proxy shows the host's process instead (elicit_proxy::parent).
+    eprintln!(
+        "{} over {transport}: the user sees the host as {:?}",
+        agent.name(),
+        shown.host
+    );
+    if let (Server::Stdio, Some(expected)) = (server, agent.origin()) {
+        assert_eq!(
+            shown.host.as_deref(),
+            Some(expected),
+            "{}: the origin's host",
+            agent.name()
+        );
+    }
     let content = if action == "accept" {
         json!({"name": "Ada Lovelace"})
     } else {
         serde_json::Value::Null
     };
-    bench.frontend.answer(&shown, action, content).await.expect("answer");
+    bench
+        .frontend
+        .answer(&shown, action, content)
+        .await
+        .expect("answer");
     let result = run.tool_result().await;
     let expected = match action {
         "accept" => "Ada Lovelace",
@@ -126,7 +166,12 @@ async fn answered_on(bench: &mut Bench, server: &Server, action: &str, transport
         );
     }
     let status = run.exit().await;
-    assert!(status.success(), "{} exited {status}:\n{}", agent.name(), run.log());
+    assert!(
+        status.success(),
+        "{} exited {status}:\n{}",
+        agent.name(),
+        run.log()
+    );
     let (left, _) = leftovers(bench).await;
     table(agent, transport, action, "ok", None, left);
     assert_eq!(left, 0, "{}: processes left after a {action}", agent.name());
@@ -135,7 +180,9 @@ async fn answered_on(bench: &mut Bench, server: &Server, action: &str, transport
 /// The host dies mid-form: the form is withdrawn (`client-gone`) within a
 /// second and nothing of the server is left.
 pub async fn killed_mid_form(agent: Agent, death: Death) {
-    let Some(mut bench) = Bench::new(agent).await else { return };
+    let Some(mut bench) = Bench::new(agent).await else {
+        return;
+    };
     let ask = Ask {
         tool: Some(TOOL),
         timeout_secs: None,
@@ -151,12 +198,27 @@ pub async fn killed_mid_form(agent: Agent, death: Death) {
     let event = event.unwrap_or_else(|| panic!("{}: the form was never withdrawn", agent.name()));
     let withdrawn = died.elapsed();
     let _ = tokio::time::timeout(AGENT_DEADLINE, run.child.wait()).await;
-    let (left, _) = leftovers(&bench).await;
+    let limit = match death {
+        Death::Killed => LEFTOVER_AFTER_KILL,
+        Death::ShutDown => LEFTOVER_DEADLINE,
+    };
+    let (left, gone) = leftovers_within(&bench, limit).await;
+    eprintln!(
+        "{} {death:?}: the server's tree gone {gone:?} after the host",
+        agent.name()
+    );
     let case = format!("{death:?} mid-form");
     let ok = matches!(&event, Event::Withdraw(form, reason) if *form == shown.form && reason == "client-gone")
         && withdrawn < WITHDRAW_DEADLINE
         && left == 0;
-    table(agent, "stdio", &case, if ok { "ok" } else { "FAIL" }, Some(withdrawn), left);
+    table(
+        agent,
+        "stdio",
+        &case,
+        if ok { "ok" } else { "FAIL" },
+        Some(withdrawn),
+        left,
+    );
     match &event {
         Event::Withdraw(form, reason) => {
             assert_eq!(form, &shown.form);
@@ -175,7 +237,9 @@ pub async fn killed_mid_form(agent: Agent, death: Death) {
 /// A run whose model calls no tool: the host starts the server, ends, and
 /// leaves nothing behind.
 pub async fn no_form(agent: Agent) {
-    let Some(mut bench) = Bench::new(agent).await else { return };
+    let Some(mut bench) = Bench::new(agent).await else {
+        return;
+    };
     let ask = Ask {
         tool: None,
         timeout_secs: None,
@@ -183,19 +247,45 @@ pub async fn no_form(agent: Agent) {
     let mut run = bench.run(&Server::Stdio, &ask).await;
     let status = run.exit().await;
     let (left, _) = leftovers(&bench).await;
-    table(agent, "stdio", "no form", if left == 0 { "ok" } else { "FAIL" }, None, left);
-    assert!(status.success(), "{} exited {status}:\n{}", agent.name(), run.log());
+    table(
+        agent,
+        "stdio",
+        "no form",
+        if left == 0 { "ok" } else { "FAIL" },
+        None,
+        left,
+    );
+    assert!(
+        status.success(),
+        "{} exited {status}:\n{}",
+        agent.name(),
+        run.log()
+    );
     assert!(bench.frontend.is_idle(), "no form was asked");
-    assert_eq!(left, 0, "{}: processes left after a run with no form", agent.name());
+    assert_eq!(
+        left,
+        0,
+        "{}: processes left after a run with no form",
+        agent.name()
+    );
 }
 
 /// The host configured with `{"type": "http", "url": …}` of `elicit serve`
 /// in front of `npx -y @modelcontextprotocol/server-everything`: a form
 /// accepted reaches the model the same way.
 pub async fn over_http(agent: Agent) {
-    let Some(mut bench) = Bench::new(agent).await else { return };
+    let Some(mut bench) = Bench::new(agent).await else {
+        return;
+    };
     let mut serve = tokio::process::Command::new(binary("elicit"))
-        .args(["--bus", bench.bus.address(), "serve", "--listen", "127.0.0.1:0", "--"])
+        .args([
+            "--bus",
+            bench.bus.address(),
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--",
+        ])
         .args(["npx", "-y", "@modelcontextprotocol/server-everything"])
         .current_dir(crate::mcp::peers().join("node"))
         .env("PATH", crate::node::node_path().expect("node"))
@@ -220,7 +310,9 @@ pub async fn over_http(agent: Agent) {
 /// call waited on is withdrawn, reason `cancelled`, and (where the host
 /// shows it) the keep-alive progress for the call stops.
 pub async fn host_cancels(agent: Agent) {
-    let Some(mut bench) = Bench::new(agent).await else { return };
+    let Some(mut bench) = Bench::new(agent).await else {
+        return;
+    };
     let secs = 3;
     let ask = Ask {
         tool: Some(TOOL),
@@ -235,7 +327,8 @@ pub async fn host_cancels(agent: Agent) {
         .await
         .unwrap_or_else(|| panic!("{}: the form was never withdrawn", agent.name()));
     let after = asked.elapsed();
-    let withdrawn = matches!(&event, Event::Withdraw(form, reason) if *form == shown.form && reason == "cancelled");
+    let withdrawn =
+        matches!(&event, Event::Withdraw(form, reason) if *form == shown.form && reason == "cancelled");
     // The scripted hosts print each progress notification that comes for
     // a request they gave up: the proxy's keep-alive is every 10 s.
     let mut late = None;
@@ -256,6 +349,14 @@ pub async fn host_cancels(agent: Agent) {
         Some(after),
         left,
     );
-    assert!(withdrawn, "{}: expected the form withdrawn as cancelled, got {event:?}", agent.name());
-    assert!(late.is_none(), "{}: keep-alive after the cancel: {late:?}", agent.name());
+    assert!(
+        withdrawn,
+        "{}: expected the form withdrawn as cancelled, got {event:?}",
+        agent.name()
+    );
+    assert!(
+        late.is_none(),
+        "{}: keep-alive after the cancel: {late:?}",
+        agent.name()
+    );
 }

@@ -40,7 +40,11 @@ impl Events {
 
     /// The next line for which `wanted` holds, within `deadline`, skipping
     /// others; `None` when the process ended first.
-    pub async fn next_where(&mut self, deadline: Duration, mut wanted: impl FnMut(&Value) -> bool) -> Option<Value> {
+    pub async fn next_where(
+        &mut self,
+        deadline: Duration,
+        mut wanted: impl FnMut(&Value) -> bool,
+    ) -> Option<Value> {
         let found = tokio::time::timeout(deadline, async {
             while let Some(line) = self.lines.recv().await {
                 self.seen.push(line.clone());

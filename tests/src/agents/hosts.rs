@@ -62,6 +62,18 @@ impl Agent {
         }
     }
 
+    /// The host the user is shown for this host's stdio server, where the
+    /// test knows it: pydantic-ai sends the Python SDK's placeholder
+    /// `clientInfo` (`mcp 0.1.0`), which the proxy replaces with its parent
+    /// process; the TypeScript SDK host names itself.
+    pub fn origin(self) -> Option<&'static str> {
+        match self {
+            Agent::Pydantic => Some("python3 pydantic_host.py"),
+            Agent::Sdk => Some("sdk-host"),
+            Agent::Claude | Agent::Codex | Agent::Gemini => None,
+        }
+    }
+
     /// The API the fake model speaks to this host, if it needs one.
     pub fn dialect(self) -> Option<&'static str> {
         match self {
@@ -113,7 +125,14 @@ impl Agent {
 
     /// Writes the host's configuration under `home` and returns its
     /// command, to run in `work` with `model` the fake's base URL.
-    pub fn command(self, home: &Path, work: &Path, server: &Server, ask: &Ask, model: Option<&str>) -> Command {
+    pub fn command(
+        self,
+        home: &Path,
+        work: &Path,
+        server: &Server,
+        ask: &Ask,
+        model: Option<&str>,
+    ) -> Command {
         let entry = match server {
             Server::Stdio => everything_entry(),
             Server::Http(url) => json!({"type": "http", "url": url}),
@@ -191,7 +210,8 @@ impl Agent {
                 command
             }
             Agent::Sdk => {
-                let mut command = Command::new("node");
+                // The pinned Node 22 by path (tests/src/node.rs).
+                let mut command = Command::new(crate::node::node().expect("the pinned node"));
                 command
                     .arg(peers().join("node/sdk_host.mjs"))
                     .arg(entry.to_string())

@@ -66,15 +66,19 @@ impl Bench {
         // that filter the environment still pass HOME, and the proxy finds
         // elicitd through that record.
         let home = bus.dir();
-        std::fs::write(home.join(".npmrc"), "offline=true\nupdate-notifier=false\nfund=false\naudit=false\n")
-            .expect("write .npmrc");
+        std::fs::write(
+            home.join(".npmrc"),
+            "offline=true\nupdate-notifier=false\nfund=false\naudit=false\n",
+        )
+        .expect("write .npmrc");
         let work = home.join("work");
         std::fs::create_dir(&work).expect("working folder");
         // `npx -y @modelcontextprotocol/server-everything` finds the pinned
         // package here, offline, as in a project that depends on it.
         std::os::unix::fs::symlink(peers().join("node/node_modules"), work.join("node_modules"))
             .expect("link node_modules");
-        std::fs::copy(peers().join("node/package.json"), work.join("package.json")).expect("copy package.json");
+        std::fs::copy(peers().join("node/package.json"), work.join("package.json"))
+            .expect("copy package.json");
         Some(Bench {
             agent,
             bus,
@@ -125,9 +129,16 @@ impl Bench {
         }
         let log = home.join(format!("{}.log", self.agent.name()));
         let log_file = std::fs::File::create(&log).expect("host log");
-        let mut command = self.agent.command(home, &self.work, server, ask, model_url.as_deref());
+        let mut command = self
+            .agent
+            .command(home, &self.work, server, ask, model_url.as_deref());
         let path = crate::node::node_path().expect("the pinned node");
-        let mut dirs = vec![binary("elicit").parent().map(Path::to_path_buf).unwrap_or_default()];
+        let mut dirs = vec![
+            binary("elicit")
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default(),
+        ];
         dirs.extend(std::env::split_paths(&path));
         command
             .env("PATH", std::env::join_paths(dirs).expect("PATH"))
@@ -145,7 +156,9 @@ impl Bench {
             })
             .stderr(log_file)
             .kill_on_drop(true);
-        let mut child = command.spawn().unwrap_or_else(|e| panic!("start {}: {e}", self.agent.name()));
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("start {}: {e}", self.agent.name()));
         let events = match model_events {
             Some(events) => events,
             None => Events::read(child.stdout.take().expect("stdout")),

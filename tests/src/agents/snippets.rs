@@ -45,8 +45,8 @@ pub fn block(marker: &str, language: &str) -> String {
 /// `.mcp.json`, the Gemini CLI's `settings.json`, the SDK hosts).
 pub fn everything_entry() -> Value {
     let text = block("The common `mcpServers` shape", "json");
-    let parsed: Value =
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("the mcpServers snippet is not JSON ({e}):\n{text}"));
+    let parsed: Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("the mcpServers snippet is not JSON ({e}):\n{text}"));
     let entry = parsed["mcpServers"]["everything"].clone();
     assert!(
         entry["command"] == "elicit",
