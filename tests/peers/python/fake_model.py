@@ -30,6 +30,7 @@ import json
 import os
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 DIALECT = sys.argv[1] if len(sys.argv) > 1 else "anthropic"
@@ -132,6 +133,7 @@ def openai(body):
     names = openai_tool_names(body.get("tools"))
     result = None
     searched = None
+    searches = 0
     for item in items:
         if not isinstance(item, dict):
             continue
@@ -140,6 +142,7 @@ def openai(body):
             result = text_of(item.get("output"))
         elif kind == "tool_search_output":
             searched = item
+            searches += 1
     if result is not None:
         return "text", result, names, [message_item("done")]
     if searched is not None:
@@ -154,17 +157,34 @@ def openai(body):
                     if namespace:
                         call["namespace"] = namespace
                     return "call", None, names, [call]
+        if searches < SEARCHES:
+            # Codex starts its MCP servers beside the first turn, and
+            # tool_search sees only the servers that have listed their
+            # tools: search again until the server is there (as a model
+            # would), paced so that SEARCHES cover SEARCH_PACE * SEARCHES.
+            time.sleep(SEARCH_PACE)
+            return "search", None, names, [tool_search_call(searches)]
         return "text", None, names, [message_item("tool_search found nothing")]
     if any(n == "tool_search" for n in names):
-        search = {"type": "tool_search_call", "id": "ts_fake_1", "call_id": "search_fake_1",
-                  "status": "completed", "execution": "client", "arguments": {"query": TOOL, "limit": 8}}
-        return "search", None, names, [search]
+        return "search", None, names, [tool_search_call(0)]
     tool = matching(names)
     if tool:
         call = {"type": "function_call", "id": "fc_fake_1", "call_id": "call_fake_1",
                 "name": tool, "arguments": "{}", "status": "completed"}
         return "call", None, names, [call]
     return "text", None, names, [message_item("done")]
+
+
+# How often, and how far apart, the fake searches Codex's tools for TOOL
+# before it gives up: 200 searches 0.1 s apart, 20 s for the server to
+# start (npx and node on a loaded machine).
+SEARCHES = 200
+SEARCH_PACE = 0.1
+
+
+def tool_search_call(n):
+    return {"type": "tool_search_call", "id": f"ts_fake_{n + 1}", "call_id": f"search_fake_{n + 1}",
+            "status": "completed", "execution": "client", "arguments": {"query": TOOL, "limit": 8}}
 
 
 def message_item(text):
