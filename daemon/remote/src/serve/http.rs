@@ -135,16 +135,17 @@ const PRIMING_SINCE: &str = "2025-11-25";
 /// fail on it: the TypeScript SDK before 1.24, which the Gemini CLI 0.61
 /// bundles, parses the empty `data:` as JSON and drops the connection.
 /// The revision is the `MCP-Protocol-Version` header, or for `initialize`
-/// the one the client asks for; unknown, the stream is primed.
+/// the one the client asks for. Without either the spec has the server
+/// assume 2025-03-26, so no priming (the Gemini CLI's GET stream comes
+/// without the header).
 fn primes(headers: &HeaderMap, initialize: Option<&Message>) -> bool {
     let asked = initialize
         .and_then(|m| m.value.pointer("/params/protocolVersion"))
         .and_then(Value::as_str);
-    match text(headers, PROTOCOL_VERSION).or(asked) {
-        // Revisions are dates: they order as text.
-        Some(version) => version >= PRIMING_SINCE,
-        None => true,
-    }
+    // Revisions are dates: they order as text.
+    text(headers, PROTOCOL_VERSION)
+        .or(asked)
+        .is_some_and(|version| version >= PRIMING_SINCE)
 }
 
 /// Whether to answer with SSE; `json_ok` when plain JSON would do.
@@ -259,7 +260,7 @@ mod priming_tests {
         assert!(!primes(&headers(Some("2025-06-18")), None));
         assert!(!primes(&headers(Some("2025-03-26")), None));
         assert!(primes(&headers(Some("2025-11-25")), None));
-        assert!(primes(&headers(None), None), "unknown: primed");
+        assert!(!primes(&headers(None), None), "unknown: 2025-03-26, not primed");
         let old = initialize("2025-06-18");
         assert!(old.is_some());
         assert!(
