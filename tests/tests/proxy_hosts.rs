@@ -406,10 +406,22 @@ async fn without_a_broker_the_form_is_cancelled_and_the_host_is_told() {
 async fn without_a_broker_a_host_that_elicits_gets_the_form_and_a_warning() {
     // A bus without elicitd on it.
     let bus = PrivateBus::start();
-    let mut host = Host::proxy(bus.address(), &[], &fake(&[]));
-    host.initialize(json!({"elicitation": {}})).await;
+    // HOME is the bus's folder, which holds no discovery record: the
+    // proxy must not find another test's broker through the user's.
+    let mut command = Command::new(binary("elicit"));
+    command
+        .args(["--bus", bus.address(), "proxy", "--"])
+        .args(fake(&[]))
+        .env("HOME", bus.dir());
+    let mut host = Host::spawn(command);
+    // The fake server answers no initialize; the proxy learns what the
+    // host declared from the request itself.
+    host.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}},
+                   "clientInfo": {"name": "print-mode-host", "version": "1"}}}))
+        .await;
     host.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "two_forms", "arguments": {}}}))
+        "params": {"name": "ask_and_wait", "arguments": {}}}))
         .await;
     let mut warned_first = None;
     let mut warned = false;
