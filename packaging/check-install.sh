@@ -1,6 +1,8 @@
 #!/bin/bash
 # CI (as root): installs both Debian packages with apt into a clean Debian 12
-# root (debootstrap --variant=minbase bookworm, no systemd), then, as a
+# root (debootstrap --variant=minbase bookworm, no systemd) with the plain
+# `apt-get install ./elicitd_*.deb ./elicit-gtk_*.deb`, prints every
+# package apt added and fails if systemd came with them; then, as a
 # normal user with dbus-launch sessions: D-Bus activation, `elicit ask`
 # answered by `elicit answer`, a private state directory, the daemon leaving
 # with its bus, a second session starting cleanly; then `apt-get purge`
@@ -26,22 +28,24 @@ command -v systemd-analyze >/dev/null || die "systemd-analyze is missing (apt-ge
 step "a clean bookworm root"
 debian_root bookworm "$cache"
 
-step "apt installs dbus-x11, then both packages"
+step "apt-get install ./elicitd_*.deb ./elicit-gtk_*.deb, as an administrator types it"
 cp "$daemon_deb" "$gtk_deb" "$root/tmp/"
 in_root apt-get update -qq || die "apt-get update in the root"
-# A session bus without systemd first: dbus-x11 provides dbus-session-bus
-# and dbus-launch, so elicitd's Depends is met without dbus-user-session.
-in_root apt-get install -y -qq --no-install-recommends dbus-x11 >/dev/null || die "apt-get install dbus-x11"
 before=$(mktemp)
 in_root dpkg-query -W -f '${Package}\n' | sort >"$before"
-in_root apt-get install -y -qq --no-install-recommends \
-  "/tmp/$(basename "$daemon_deb")" "/tmp/$(basename "$gtk_deb")" >/dev/null ||
+# The plain command (Recommends too), with -y for the prompt. Nothing is
+# installed first: elicitd's Depends must choose a session bus without
+# systemd by itself (dbus-x11, see daemon/Cargo.toml).
+in_root sh -c "cd /tmp && apt-get install -y -qq ./$(basename "$daemon_deb") ./$(basename "$gtk_deb")" >/dev/null ||
   die "apt-get install of the two packages"
 added=$(in_root dpkg-query -W -f '${Package}\n' | sort | comm -13 "$before" -)
-echo "packages apt added: $(echo "$added" | wc -l)"
-for unwanted in systemd systemd-sysv dbus-user-session; do
+rm -f "$before"
+# One line, which .ci/run's summary shows.
+echo "packages apt added: $(echo "$added" | wc -l): $(echo "$added" | tr '\n' ' ')"
+for unwanted in systemd systemd-sysv libpam-systemd dbus-user-session; do
   if echo "$added" | grep -qx "$unwanted"; then die "installing the packages pulled in $unwanted"; fi
 done
+echo "$added" | grep -qx dbus-x11 || die "no dbus-x11: which session bus did apt choose?"
 in_root dpkg-query -W elicitd elicit-gtk
 
 step "systemd-analyze verify --user of the installed unit"
