@@ -26,7 +26,11 @@ impl Broker {
         // What the bus verified replaces whatever the client claimed there.
         origin.caller_pid = caller.pid;
         origin.caller_uid = Some(caller.uid);
-        self.check_session_limit(&self.lock(), caller)?;
+        {
+            let state = self.lock();
+            self.check_uid_limit(&state, caller)?;
+            self.check_session_limit(&state, caller)?;
+        }
         let record = SessionRecord {
             id: self.store.next_id()?.to_string(),
             owner: caller.name.clone(),
@@ -45,6 +49,21 @@ impl Broker {
         let token = record.resume_token.clone();
         self.lock().open_session(record);
         Ok((path, token))
+    }
+
+    /// Refuses a new session beyond `broker.sessions-per-uid`, across all
+    /// connections: every caller runs as the broker's uid, so a client
+    /// opening more connections gains nothing. A resumed session exists
+    /// already and is not counted again.
+    fn check_uid_limit(&self, state: &super::state::State, caller: &Caller) -> Result<(), Error> {
+        let per_uid = self.config.broker.sessions_per_uid;
+        if state.sessions().count() >= per_uid {
+            return Err(Error::LimitExceeded(format!(
+                "uid {} already has {per_uid} sessions open (broker.sessions-per-uid)",
+                caller.uid
+            )));
+        }
+        Ok(())
     }
 
     /// Refuses `caller` one more session beyond

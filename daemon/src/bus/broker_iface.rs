@@ -38,10 +38,9 @@ impl BrokerIface {
     ) -> Result<(OwnedObjectPath, String), Error> {
         let _busy = self.broker.busy();
         let caller = self.broker.caller(header.sender()).await?;
-        let (path, token) = self
-            .broker
-            .open_session(&caller, Origin::from_dict(&origin))
-            .await?;
+        let origin = Origin::from_dict(&origin);
+        origin.check_sizes().map_err(Error::LimitExceeded)?;
+        let (path, token) = self.broker.open_session(&caller, origin).await?;
         Ok((object_path(path)?, token))
     }
 
@@ -90,6 +89,7 @@ impl BrokerIface {
     ) -> Result<(), Error> {
         let caller = self.broker.caller(header.sender()).await?;
         caller.unsandboxed("register as a front-end")?;
+        super::bounds::check_frontend_options(&options)?;
         self.broker.register_frontend(&caller, path, &options)
     }
 
@@ -103,6 +103,7 @@ impl BrokerIface {
         options: Dict,
     ) -> Result<(String, String), Error> {
         let caller = self.broker.caller(header.sender()).await?;
+        super::bounds::check_frontend_options(&options)?;
         self.broker.open_frontend(&caller, path, &options).await
     }
 
@@ -127,6 +128,7 @@ impl BrokerIface {
         registration: &str,
     ) -> Result<(), Error> {
         let caller = self.broker.caller(header.sender()).await?;
+        super::bounds::check_frontend_options(&options)?;
         self.broker.resume_frontend(&caller, path, &options, registration)
     }
 
