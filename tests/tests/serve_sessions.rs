@@ -17,15 +17,16 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdout, Command};
 
-/// A host on the TypeScript SDK (`tests/peers/node/sdk_host.mjs`):
+/// A host on the TypeScript SDK (`tests/peers/node/sdk_http_host.mjs`):
 /// connects, calls `tool` (or lists the tools), then `close()`s.
 fn sdk_host(url: &str, tool: Option<&str>) -> Option<(Child, Lines<BufReader<ChildStdout>>)> {
     let sdk = peers().join("node/node_modules/@modelcontextprotocol/sdk/package.json");
     if !sdk.exists() {
         return missing("@modelcontextprotocol/sdk (npm)");
     }
-    let mut child = Command::new("node")
-        .arg(peers().join("node/sdk_host.mjs"))
+    let node = elicit_tests::node::node()?;
+    let mut child = Command::new(node)
+        .arg(peers().join("node/sdk_http_host.mjs"))
         .arg(url)
         .args(tool)
         .stdin(Stdio::null())
@@ -33,7 +34,7 @@ fn sdk_host(url: &str, tool: Option<&str>) -> Option<(Child, Lines<BufReader<Chi
         .stderr(Stdio::inherit())
         .kill_on_drop(true)
         .spawn()
-        .expect("start node sdk_host.mjs");
+        .expect("start node sdk_http_host.mjs");
     let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
     Some((child, lines))
 }
@@ -79,7 +80,7 @@ async fn run_sdk_host(url: &str) -> Option<String> {
     );
     event(&mut lines, "closed").await;
     let status = within("the SDK host to exit", child.wait()).await.expect("wait");
-    assert!(status.success(), "sdk_host.mjs: {status}");
+    assert!(status.success(), "sdk_http_host.mjs: {status}");
     Some(ready["session"].as_str().expect("a session id").to_owned())
 }
 

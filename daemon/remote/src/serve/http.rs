@@ -55,7 +55,7 @@ async fn handle_post(
     if let Some(id) = text(headers, SESSION_ID) {
         let session = endpoint.session(id).ok_or_else(|| gone(id))?;
         return match message.kind {
-            Kind::Request => session.request(message, sse).await,
+            Kind::Request => session.request(message, sse, primes(headers, None)).await,
             Kind::Notification | Kind::Response => {
                 session.pass(message).await?;
                 Ok(StatusCode::ACCEPTED.into_response())
@@ -76,7 +76,8 @@ async fn handle_post(
     }
     if message.kind == Kind::Request && message.method() == Some("initialize") {
         let session = endpoint.create_session()?;
-        let mut response = session.request(message, sse).await?;
+        let prime = primes(headers, Some(&message));
+        let mut response = session.request(message, sse, prime).await?;
         if let Ok(value) = HeaderValue::from_str(&session.id) {
             response.headers_mut().insert(SESSION_ID, value);
         }
@@ -95,7 +96,7 @@ pub async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> R
         accepts(&headers, false)?;
         check_version(&headers)?;
         let session = session_of(&endpoint, &headers)?;
-        session.open(text(&headers, LAST_EVENT_ID))
+        session.open(text(&headers, LAST_EVENT_ID), primes(&headers, None))
     })();
     outcome.unwrap_or_else(IntoResponse::into_response)
 }
@@ -127,6 +128,28 @@ fn session_of(endpoint: &Endpoint, headers: &HeaderMap) -> Result<Arc<super::ses
         }
         None => Err(Rejection::bad_request("the Mcp-Session-Id header is missing")),
     }
+}
+
+/// The first revision whose SSE streams begin with a priming event (an id
+/// and an empty `data:`, SEP-1699).
+const PRIMING_SINCE: &str = "2025-11-25";
+
+/// Whether a stream of this session starts with the priming event: only
+/// from 2025-11-25 on. Clients of 2025-06-18 know no such event, and some
+/// fail on it: the TypeScript SDK before 1.24, which the Gemini CLI 0.61
+/// bundles, parses the empty `data:` as JSON and drops the connection.
+/// The revision is the `MCP-Protocol-Version` header, or for `initialize`
+/// the one the client asks for. Without either the spec has the server
+/// assume 2025-03-26, so no priming (the Gemini CLI's GET stream comes
+/// without the header).
+fn primes(headers: &HeaderMap, initialize: Option<&Message>) -> bool {
+    let asked = initialize
+        .and_then(|m| m.value.pointer("/params/protocolVersion"))
+        .and_then(Value::as_str);
+    // Revisions are dates: they order as text.
+    text(headers, PROTOCOL_VERSION)
+        .or(asked)
+        .is_some_and(|version| version >= PRIMING_SINCE)
 }
 
 /// Whether to answer with SSE; `json_ok` when plain JSON would do.
@@ -220,4 +243,42 @@ fn check_stateless_headers(headers: &HeaderMap, message: &Message, version: &str
 
 fn text<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|value| value.to_str().ok())
+}
+
+#[cfg(test)]
+mod priming_tests {
+    use super::*;
+
+    fn headers(version: Option<&str>) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        if let Some(version) = version {
+            headers.insert(
+                PROTOCOL_VERSION,
+                HeaderValue::from_str(version).unwrap_or(HeaderValue::from_static("x")),
+            );
+        }
+        headers
+    }
+
+    fn initialize(version: &str) -> Option<Message> {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+        );
+        Message::parse(body.as_bytes()).ok()
+    }
+
+    #[test]
+    fn only_2025_11_25_and_later_streams_are_primed() {
+        assert!(!primes(&headers(Some("2025-06-18")), None));
+        assert!(!primes(&headers(Some("2025-03-26")), None));
+        assert!(primes(&headers(Some("2025-11-25")), None));
+        assert!(!primes(&headers(None), None), "unknown: 2025-03-26, not primed");
+        let old = initialize("2025-06-18");
+        assert!(old.is_some());
+        assert!(
+            !primes(&headers(None), old.as_ref()),
+            "initialize asks 2025-06-18"
+        );
+        assert!(primes(&headers(None), initialize("2025-11-25").as_ref()));
+    }
 }

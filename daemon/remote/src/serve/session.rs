@@ -283,9 +283,9 @@ impl Session {
         Session { id, pipe, routes }
     }
 
-    /// Relays a request; the answer is an SSE stream (`sse`) or the JSON
-    /// response.
-    pub async fn request(&self, message: Message, sse: bool) -> Result<Response, Rejection> {
+    /// Relays a request; the answer is an SSE stream (`sse`, opened with
+    /// the priming event when `prime`) or the JSON response.
+    pub async fn request(&self, message: Message, sse: bool, prime: bool) -> Result<Response, Rejection> {
         let id = message.id().cloned().unwrap_or(Value::Null);
         let key = rpc::id_key(&id);
         let (stream, priming, feed, attached) = {
@@ -324,7 +324,7 @@ impl Session {
             state.streams.remove(&stream);
             return Err(gone(&self.id));
         }
-        Ok(stream::answer(sse, sse.then_some(priming), feed, attached).await)
+        Ok(stream::answer(sse, (sse && prime).then_some(priming), feed, attached).await)
     }
 
     /// Relays a notification or a response (to a server request).
@@ -336,8 +336,9 @@ impl Session {
         Ok(())
     }
 
-    /// Opens the GET stream, or resumes the stream `Last-Event-ID` names.
-    pub fn open(&self, last_event_id: Option<&str>) -> Result<Response, Rejection> {
+    /// Opens the GET stream (with the priming event when `prime`), or
+    /// resumes the stream `Last-Event-ID` names.
+    pub fn open(&self, last_event_id: Option<&str>, prime: bool) -> Result<Response, Rejection> {
         let mut state = self.routes.lock();
         if state.ended {
             return Err(gone(&self.id));
@@ -359,10 +360,10 @@ impl Session {
                 "this session's GET stream is already open (one at a time)",
             ));
         }
-        let priming = get.priming_id();
+        let priming = prime.then(|| get.priming_id());
         let (replay, feed) = get.attach(None);
         let attached = self.routes.connect(&mut state);
-        Ok(stream::respond(Some(priming), replay, feed, attached))
+        Ok(stream::respond(priming, replay, feed, attached))
     }
 
     /// What the idle clock needs to know of this session.
