@@ -100,6 +100,13 @@ pid=$(cat "$state/elicitd.pid")
 elicit answer "$(form)" --accept '{"ok": true}' || die "elicit answer"
 wait "$asker" || die "elicit ask exited $?"
 grep -q '"action": *"accept"' /tmp/asked.json || die "elicit ask printed $(cat /tmp/asked.json)"
+# `elicit proxy` starts its warden as /proc/self/exe named
+# elicit-proxy-warden: the multi-call binary must answer to that name too.
+warden=$(bash -c 'exec -a elicit-proxy-warden /usr/bin/elicitd __elicit-proxy-warden' 2>&1 || true)
+case $warden in
+  *"without its arguments"*) ;;
+  *) die "the multi-call binary does not serve the proxy's warden: $warden" ;;
+esac
 [ "$(stat -c %a "$state")" = 700 ] || die "the state directory is $(stat -c %a "$state"), not 700"
 [ "$(stat -c %a "$state/elicitd.log")" = 600 ] || die "the log file is not 600"
 kill "$bus1"
