@@ -138,8 +138,8 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     StateLock::acquire_waiting(&state_dir, STOPPING_PREDECESSOR)
         .await?
         .hold_until_exit();
-    let answers = crate::answers::AnswerFiles::open(&state_dir, config.store.sync)?;
-    let store = Store::open(&state_dir, config.store.sync)
+    let (store, loaded) = Store::open(&state_dir, config.store.sync)
+        .await
         .with_context(|| format!("cannot open the queue in {}", state_dir.display()))?;
 
     let builder = match &args.bus {
@@ -162,8 +162,8 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     } else {
         None
     };
-    let broker = Broker::new(config, store, answers, conn.clone(), rules).await?;
-    let (sessions, forms) = broker.restore().await?;
+    let broker = Broker::new(config, store, conn.clone(), rules).await?;
+    let (sessions, forms) = broker.restore(loaded).await?;
     conn.object_server()
         .at(BROKER_PATH, BrokerIface::new(broker.clone()))
         .await?;

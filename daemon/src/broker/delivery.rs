@@ -57,11 +57,7 @@ impl Broker {
         self.check_owner(caller, &session)?;
         let (record, request) = self.lock().begin_acknowledge(id)?;
         // Flushed lazily: losing it repeats a delivery, which clients drop.
-        if let Err(error) = self.write_retired(&record, &request, true) {
-            self.lock().abandon_change(id);
-            return Err(error);
-        }
-        self.store.flush_soon();
+        self.store.write_soon(self.retired_batch(&record, &request, true));
         self.lock().remove_form(id);
         self.forget_retired(&record).await;
         self.form_changed(id, &session, "delivered", record.reason.as_deref().unwrap_or(""));

@@ -12,7 +12,7 @@ use super::state::{Form, State};
 use super::{Broker, Caller};
 use crate::bus::RequestIface;
 use crate::rules::PolicyVerdict;
-use crate::store::{FormRecord, FormState, RequestText, now_ms};
+use crate::store::{Batch, FormRecord, FormState, RequestText, now_ms};
 
 /// What a submitter may ask for beside the request.
 #[derive(Debug, Clone, Default)]
@@ -66,7 +66,8 @@ impl Broker {
             return Ok(form_path(session, &existing.to_string()));
         }
         // A rule's accept gets the schema's defaults like any other answer.
-        let verdict = self.run_policy(&request, &origin, session).map(|mut verdict| {
+        let (request, verdict) = self.run_policy(request, &origin, session).await;
+        let verdict = verdict.map(|mut verdict| {
             verdict.answer = verdict.answer.completed(&request);
             verdict
         });
@@ -90,7 +91,7 @@ impl Broker {
             };
             state.check_admission(session, limits)?;
             // The id is taken under the lock so that id order is queue order.
-            let id = self.store.next_id()?;
+            let id = self.store.next_id();
             let mut record = FormRecord {
                 id,
                 session: session.to_owned(),
@@ -150,23 +151,41 @@ impl Broker {
         submitted_in(&self.lock(), session, sid)
     }
 
-    /// Asks the rules; `None` leaves the form to a human. Rules run in
-    /// place, without a hop to another thread and back on every
-    /// submission; tokio hands this worker's other tasks to a fresh one
-    /// meanwhile, since a runaway rule may run up to its budget (2 s).
-    fn run_policy(&self, request: &Elicitation, origin: &Origin, session: &str) -> Option<PolicyVerdict> {
-        let policy = self.policy.as_ref()?;
-        let decide = || policy.decide(request, origin, session);
-        match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
-            Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(decide),
-            _ => decide(),
-        }
+    /// Asks the rules; `None` leaves the form to a human. Rules run on
+    /// tokio's blocking pool: a runaway rule may run up to its budget
+    /// (2 s), and no tokio worker may be held that long.
+    async fn run_policy(
+        &self,
+        request: Elicitation,
+        origin: &Origin,
+        session: &str,
+    ) -> (Elicitation, Option<PolicyVerdict>) {
+        let Some(policy) = self.policy.clone() else {
+            return (request, None);
+        };
+        let origin = origin.clone();
+        let session = session.to_owned();
+        let shared = Arc::new(request);
+        let asked = shared.clone();
+        let verdict = tokio::task::spawn_blocking(move || policy.decide(&asked, &origin, &session))
+            .await
+            .unwrap_or_else(|error| {
+                // A rule that panics decides nothing: the human is asked,
+                // as when a rule fails.
+                tracing::error!(%error, "the rules panicked; asking the human");
+                None
+            });
+        let request = Arc::try_unwrap(shared).unwrap_or_else(|shared| (*shared).clone());
+        (request, verdict)
     }
 
     async fn persist_new(self: &Arc<Self>, record: &mut FormRecord) -> Result<(), Error> {
         if let Err(error) = self.store_outcome(record).await {
-            // In case only the sync failed and sled still holds it.
-            let _ = self.store.remove_form(record.id);
+            // In case only the sync failed and sled still holds it, or
+            // the storage thread finishes it after its bound.
+            let mut undo = Batch::new();
+            undo.remove_form(record.id).erase_answer(record.id);
+            self.store.write_soon(undo);
             return Err(error);
         }
         let path = form_path(&record.session, &record.id.to_string());
@@ -234,7 +253,7 @@ impl Broker {
             return Err(Error::WrongState(format!("form {id} was answered already")));
         }
         if let Some((target, answer)) = remembered {
-            self.remember(id, &answer, target)?;
+            self.remember(id, &answer, target).await?;
         }
         Ok(())
     }
@@ -285,25 +304,22 @@ impl Broker {
         Ok(true)
     }
 
-    /// Writes an answered record and makes it durable; a content file
-    /// written for it does not outlive a failure.
+    /// Writes a record (its answer's content to a file of its own) and
+    /// makes it durable; a content file written for it does not outlive a
+    /// failure.
     async fn store_outcome(&self, record: &mut FormRecord) -> Result<(), Error> {
-        let written = self.put_form_private(record)?;
-        if let Err(error) = self.store.commit(written).await {
-            self.erase_answer(record.id);
-            return Err(error.into());
-        }
-        Ok(())
+        let mut batch = Batch::new();
+        Self::put_form_private(&mut batch, record);
+        Ok(self.store.commit(batch).await?)
     }
 
     /// After a failed write: puts `before` back, in case the write reached
-    /// sled and only its sync failed (a later flush would carry it). When
-    /// sled itself failed this fails too, and the reopened store holds
-    /// `before` anyway.
+    /// sled and only its sync failed (a later flush would carry it), or
+    /// the storage thread finishes it after its bound.
     fn undo_write(&self, before: &FormRecord) {
-        if self.store.put_form(before).is_ok() {
-            self.store.flush_soon();
-        }
+        let mut batch = Batch::new();
+        let _in_file = batch.put_form(before);
+        self.store.write_soon(batch);
     }
 
     /// The owner withdraws a form (the server cancelled it).

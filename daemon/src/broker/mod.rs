@@ -28,7 +28,6 @@ use elicit_proto::dbus::Dict;
 use zbus::Connection;
 use zbus::names::UniqueName;
 
-use crate::answers::AnswerFiles;
 use crate::config::Config;
 use crate::launcher::Launcher;
 use crate::rules::Rules;
@@ -65,8 +64,6 @@ impl Caller {
 pub struct Broker {
     config: Config,
     store: Store,
-    /// Undelivered answers' contents, kept out of sled.
-    answers: AnswerFiles,
     conn: Connection,
     /// The bus daemon, asked for every new caller's credentials: built
     /// once and without a property cache (which would cost an `AddMatch`
@@ -109,12 +106,11 @@ impl std::fmt::Debug for Broker {
 }
 
 impl Broker {
-    /// A broker over `store` (answer contents in `answers`), serving on
-    /// `conn`; call [`Broker::restore`] before taking the bus name.
+    /// A broker over `store`, serving on `conn`; call [`Broker::restore`]
+    /// before taking the bus name.
     pub async fn new(
         config: Config,
         store: Store,
-        answers: AnswerFiles,
         conn: Connection,
         policy: Option<Arc<Rules>>,
     ) -> Result<Arc<Broker>, Error> {
@@ -143,7 +139,6 @@ impl Broker {
             events,
             config,
             store,
-            answers,
             conn,
             dbus,
             own_uid,
@@ -242,23 +237,23 @@ impl Broker {
     }
 
     /// The newest `limit` history records, newest first.
-    pub fn history(&self, limit: usize) -> Result<Vec<crate::store::HistoryRecord>, Error> {
-        Ok(self.store.history(limit)?)
+    pub async fn history(&self, limit: usize) -> Result<Vec<crate::store::HistoryRecord>, Error> {
+        Ok(self.store.history(limit).await?)
     }
 
     /// The remembered choices, as JSON.
     pub fn remembered(&self) -> Result<serde_json::Value, Error> {
         let choices = match &self.policy {
-            Some(rules) => rules.remembered()?,
+            Some(rules) => rules.remembered(),
             None => Vec::new(),
         };
         serde_json::to_value(choices).map_err(|e| Error::Storage(e.to_string()))
     }
 
     /// Forgets a remembered choice; false if there was none.
-    pub fn forget(&self, id: u64) -> Result<bool, Error> {
+    pub async fn forget(&self, id: u64) -> Result<bool, Error> {
         match &self.policy {
-            Some(rules) => rules.forget(id),
+            Some(rules) => rules.forget(id).await,
             None => Ok(false),
         }
     }

@@ -80,12 +80,19 @@ impl Broker {
     }
 
     /// Remembers `answer` for `target` (from [`Broker::remember_target`]).
-    pub(super) fn remember(&self, id: u64, answer: &Answer, target: RememberTarget) -> Result<(), Error> {
+    pub(super) async fn remember(
+        &self,
+        id: u64,
+        answer: &Answer,
+        target: RememberTarget,
+    ) -> Result<(), Error> {
         let Some(rules) = &self.policy else {
             return Ok(());
         };
         let RememberTarget { server, exe, cwd } = target;
-        let choice = rules.remember(&server, exe.as_deref(), cwd.as_deref(), answer)?;
+        let choice = rules
+            .remember(&server, exe.as_deref(), cwd.as_deref(), answer)
+            .await?;
         tracing::info!(form = id, choice, %server, "answer remembered");
         Ok(())
     }

@@ -10,7 +10,7 @@ use elicit_proto::{Elicitation, Error};
 use super::Broker;
 use super::forms::live_form;
 use crate::bus::{RequestIface, SessionIface};
-use crate::store::FormState;
+use crate::store::{Batch, FormState, Loaded};
 
 /// How long a daemon that starts while front-ends it served are still on
 /// the bus waits for them to register again before it starts a front-end
@@ -22,9 +22,15 @@ impl Broker {
     /// Loads every stored session and form: presented forms return to their
     /// queues, deadlines are re-armed, and sessions whose owner has left the
     /// bus get their grace period. Returns (sessions, forms) restored.
-    pub async fn restore(self: &Arc<Self>) -> Result<(usize, usize), Error> {
-        let sessions = self.store.sessions()?;
-        let forms = self.store.forms()?;
+    pub async fn restore(self: &Arc<Self>, loaded: Loaded) -> Result<(usize, usize), Error> {
+        let Loaded {
+            sessions,
+            forms,
+            answer_files,
+            ..
+        } = loaded;
+        // What start-up changes, made durable in one commit at the end.
+        let mut batch = Batch::new();
         // One ListNames instead of a NameHasOwner per session: a restart
         // with a thousand sessions must not cost a thousand round trips.
         let dbus = zbus::fdo::DBusProxy::new(&self.conn).await?;
@@ -64,7 +70,7 @@ impl Broker {
         }
         let mut restored = 0;
         let mut acknowledged = Vec::new();
-        for mut record in forms {
+        for (record, delivered) in forms {
             let parsed =
                 serde_json::from_str(record.request.as_str()).map_err(|e| Error::Storage(e.to_string()))?;
             let request = match Elicitation::from_value(parsed, &self.config.limits) {
@@ -73,15 +79,12 @@ impl Broker {
                     // Limits may have shrunk since it was stored; such a form
                     // can no longer be shown, so it ends rather than blocks.
                     tracing::warn!(form = record.id, %errors, "a stored form no longer passes the checks; dropping it");
-                    // Made durable by the flush at the end.
-                    let _removed = self.store.remove_form(record.id)?;
+                    batch.remove_form(record.id).erase_answer(record.id);
                     continue;
                 }
             };
-            let delivered = !self.load_content(&mut record)?;
             if self.lock().session(&record.session).is_none() {
-                // Made durable by the flush at the end.
-                let _removed = self.store.remove_form(record.id)?;
+                batch.remove_form(record.id).erase_answer(record.id);
                 continue;
             }
             let form = live_form(record.clone(), Arc::new(request.without_raw()));
@@ -107,10 +110,11 @@ impl Broker {
             restored += 1;
         }
         for form in &acknowledged {
-            self.retire(form, true).await?;
+            batch.append(self.retired_batch(&form.record, &form.request, true));
+            self.forget_retired(&form.record).await;
         }
-        self.sweep_answers()?;
-        self.store.flush().await?;
+        self.sweep_answers(&answer_files, &mut batch);
+        self.store.commit(batch).await?;
         for owner in owners_gone {
             self.owner_lost(&owner);
         }

@@ -6,10 +6,9 @@ use std::sync::Arc;
 use elicit_proto::dbus::form_path;
 use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, Mode};
 
-use super::state::Form;
 use super::{Broker, action_name};
 use crate::bus::RequestIface;
-use crate::store::{FormRecord, FormState, HistoryRecord, Written, now_ms};
+use crate::store::{Batch, FormRecord, FormState, HistoryRecord, now_ms};
 
 impl Broker {
     /// Removes a form without delivering it, withdrawing it from whoever
@@ -35,22 +34,19 @@ impl Broker {
                 dropping.push((record, request));
             }
         }
-        let Some(first) = dropping.first() else {
+        if dropping.is_empty() {
             return Ok(());
-        };
-        let written = async {
-            let first = self.write_retired(&first.0, &first.1, false)?;
-            for (record, request) in &dropping[1..] {
-                let _same_commit = self.write_retired(record, request, false)?;
-            }
-            Ok::<_, Error>(self.store.commit(first).await?)
-        };
-        if let Err(error) = written.await {
+        }
+        let mut batch = Batch::new();
+        for (record, request) in &dropping {
+            batch.append(self.retired_batch(record, request, false));
+        }
+        if let Err(error) = self.store.commit(batch).await {
             let mut state = self.lock();
             for (record, _) in &dropping {
                 state.abandon_change(record.id);
             }
-            return Err(error);
+            return Err(error.into());
         }
         let mut sessions = Vec::new();
         for (record, _) in &dropping {
@@ -71,25 +67,12 @@ impl Broker {
         Ok(())
     }
 
-    /// Moves a finished form from the queue to history.
-    pub(super) async fn retire(&self, form: &Form, delivered: bool) -> Result<(), Error> {
-        let _flushed_soon = self.write_retired(&form.record, &form.request, delivered)?;
-        self.store.flush_soon();
-        self.forget_retired(&form.record).await;
-        Ok(())
-    }
-
-    /// Writes a finished form's history record and removes its record;
-    /// commit the returned write to wait for it, or ask for a lazy flush.
-    /// Lazily flushed, a lost acknowledgement brings the form back
-    /// answered with its content erased, which start-up reads as
-    /// delivered (see `load_content`).
-    pub(super) fn write_retired(
-        &self,
-        record: &FormRecord,
-        request: &Elicitation,
-        delivered: bool,
-    ) -> Result<Written, Error> {
+    /// A finished form's history record, the removal of its record and the
+    /// erasure of its answer's content. Flushed lazily, a lost
+    /// acknowledgement brings the form back answered with its content
+    /// erased, which start-up reads as delivered (the erasure is done
+    /// before the group's flush: see `Loaded::forms`).
+    pub(super) fn retired_batch(&self, record: &FormRecord, request: &Elicitation, delivered: bool) -> Batch {
         let origin = self
             .lock()
             .session(&record.session)
@@ -119,21 +102,16 @@ impl Broker {
             created_ms: record.created_ms,
             finished_ms: now_ms(),
         };
-        // The first write's generation: a reopen after it loses it too.
-        let written = self
-            .store
-            .add_history(&history, self.config.history.max_records)?;
-        let _same_generation_or_later = self.store.remove_form(record.id)?;
-        Ok(written)
+        let mut batch = Batch::new();
+        batch
+            .add_history(history, self.config.history.max_records)
+            .remove_form(record.id)
+            .erase_answer(record.id);
+        batch
     }
 
-    /// After [`Broker::write_retired`]: erases the answer's content and
-    /// the form's object.
+    /// After [`Broker::retired_batch`]: the form's object goes.
     pub(super) async fn forget_retired(&self, record: &FormRecord) {
-        // Before sled's removal is durable: a crash in between finds the
-        // form answered with its content file gone, and knows from that
-        // that it was acknowledged (see `load_content`).
-        self.erase_answer(record.id);
         let path = form_path(&record.session, &record.id.to_string());
         let _ = self
             .conn

@@ -8,7 +8,7 @@ use rand::Rng;
 
 use super::{Broker, Caller};
 use crate::bus::SessionIface;
-use crate::store::{SessionRecord, now_ms};
+use crate::store::{Batch, SessionRecord, now_ms};
 
 /// A fresh 128-bit secret, as hex.
 pub(crate) fn secret() -> String {
@@ -28,14 +28,15 @@ impl Broker {
         origin.caller_uid = Some(caller.uid);
         self.check_session_limit(&self.lock(), caller)?;
         let record = SessionRecord {
-            id: self.store.next_id()?.to_string(),
+            id: self.store.next_id().to_string(),
             owner: caller.name.clone(),
             resume_token: secret(),
             origin,
             opened_ms: now_ms(),
         };
-        let written = self.store.put_session(&record)?;
-        self.store.commit(written).await?;
+        let mut batch = Batch::new();
+        batch.put_session(&record);
+        self.store.commit(batch).await?;
         let path = session_path(&record.id);
         self.conn
             .object_server()
@@ -94,8 +95,9 @@ impl Broker {
             record
         };
         // The new owner shows only once it is stored.
-        let written = self.store.put_session(&record)?;
-        self.store.commit(written).await?;
+        let mut batch = Batch::new();
+        batch.put_session(&record);
+        self.store.commit(batch).await?;
         self.lock().set_owner(id, &caller.name);
         tracing::info!(session = %record.id, owner = %caller.name, "session resumed");
         Ok(session_path(&record.id))
@@ -124,8 +126,9 @@ impl Broker {
         let forms = self.lock().begin_ending(session);
         let ended = async {
             self.drop_forms(&forms, reason).await?;
-            let written = self.store.remove_session(session)?;
-            Ok::<_, Error>(self.store.commit(written).await?)
+            let mut batch = Batch::new();
+            batch.remove_session(session);
+            Ok::<_, Error>(self.store.commit(batch).await?)
         };
         if let Err(error) = ended.await {
             // It goes on as it was: its remaining forms may be shown again.

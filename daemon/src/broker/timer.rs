@@ -183,7 +183,6 @@ impl Broker {
     /// front-ends, grace periods, signals), for an orderly stop.
     pub async fn stop(&self) {
         self.tasks.stop().await;
-        self.store.stop();
     }
 }
 

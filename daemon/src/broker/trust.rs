@@ -19,7 +19,7 @@ use zbus::zvariant::ObjectPath;
 
 use super::sessions::secret;
 use super::{Broker, Caller};
-use crate::store::now_ms;
+use crate::store::{Batch, now_ms};
 
 /// A front-end registration as stored.
 #[derive(Debug, Serialize, Deserialize)]
@@ -120,18 +120,16 @@ impl Broker {
     ) -> Result<(String, String), Error> {
         caller.unsandboxed("register as a front-end")?;
         self.drop_registrations(&caller.name);
-        let id = self.store.next_id()?.to_string();
+        let id = self.store.next_id().to_string();
         let registration = Registration {
             secret: secret(),
             bus_name: caller.name.clone(),
             created_ms: now_ms(),
         };
         let bytes = serde_json::to_vec(&registration).map_err(storage)?;
-        self.store
-            .registrations()?
-            .insert(id.as_bytes(), bytes)
-            .map_err(storage)?;
-        self.store.flush().await?;
+        let mut batch = Batch::new();
+        batch.put_registration(&id, bytes);
+        self.store.commit(batch).await?;
         self.register_frontend(caller, path, options)?;
         Ok((id, registration.secret))
     }
@@ -139,9 +137,7 @@ impl Broker {
     fn registration(&self, id: &str) -> Result<Registration, Error> {
         let bytes = self
             .store
-            .registrations()?
-            .get(id.as_bytes())
-            .map_err(storage)?
+            .registration(id)
             .ok_or_else(|| Error::NotFound(format!("no front-end registration {id}")))?;
         serde_json::from_slice(&bytes).map_err(storage)
     }
@@ -174,11 +170,9 @@ impl Broker {
         if registration.bus_name != caller.name {
             registration.bus_name = caller.name.clone();
             let bytes = serde_json::to_vec(&registration).map_err(storage)?;
-            self.store
-                .registrations()?
-                .insert(id.as_bytes(), bytes)
-                .map_err(storage)?;
-            self.store.flush_soon();
+            let mut batch = Batch::new();
+            batch.put_registration(id, bytes);
+            self.store.write_soon(batch);
         }
         self.register_frontend(caller, path, options)
     }
@@ -186,37 +180,23 @@ impl Broker {
     /// Forgets the registrations `bus_name` holds: it left, and its secret
     /// went with it.
     pub(crate) fn drop_registrations(&self, bus_name: &str) {
-        let Ok(registrations) = self.store.registrations() else {
-            return;
-        };
-        let mine: Vec<sled::IVec> = registrations
-            .iter()
-            .filter_map(Result::ok)
-            .filter(|(_, value)| {
-                serde_json::from_slice::<Registration>(value).is_ok_and(|r| r.bus_name == bus_name)
-            })
-            .map(|(key, _)| key)
-            .collect();
-        for key in &mine {
-            if let Err(error) = registrations.remove(key) {
-                tracing::warn!(%error, "could not forget a front-end registration");
+        let mut batch = Batch::new();
+        for (id, value) in self.store.registrations() {
+            if serde_json::from_slice::<Registration>(&value).is_ok_and(|r| r.bus_name == bus_name) {
+                batch.remove_registration(&id);
             }
         }
-        if !mine.is_empty() {
-            self.store.flush_soon();
-        }
+        self.store.write_soon(batch);
     }
 
     /// At start-up: forgets registrations whose front-end left while the
     /// broker was away; returns the unique names of those still on the
     /// bus, which will register again.
     pub(crate) fn prune_registrations(&self, on_bus: &HashSet<String>) -> HashSet<String> {
-        let Ok(registrations) = self.store.registrations() else {
-            return HashSet::new();
-        };
-        let (kept, gone): (HashSet<String>, HashSet<String>) = registrations
-            .iter()
-            .filter_map(Result::ok)
+        let (kept, gone): (HashSet<String>, HashSet<String>) = self
+            .store
+            .registrations()
+            .into_iter()
             .filter_map(|(_, value)| serde_json::from_slice::<Registration>(&value).ok())
             .map(|r| r.bus_name)
             .partition(|name| on_bus.contains(name));

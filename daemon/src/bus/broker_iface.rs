@@ -219,14 +219,14 @@ impl BrokerIface {
     async fn forget(&self, #[zbus(header)] header: Header<'_>, id: u64) -> Result<bool, Error> {
         let caller = self.broker.caller(header.sender()).await?;
         caller.unsandboxed("change remembered choices")?;
-        self.broker.forget(id)
+        self.broker.forget(id).await
     }
 
     /// The newest `limit` history records as a JSON array.
     async fn history(&self, #[zbus(header)] header: Header<'_>, limit: u32) -> Result<String, Error> {
         let caller = self.broker.caller(header.sender()).await?;
         caller.unsandboxed("read history")?;
-        let records = self.broker.history(limit as usize)?;
+        let records = self.broker.history(limit as usize).await?;
         serde_json::to_string(&records).map_err(|e| Error::Storage(e.to_string()))
     }
 
