@@ -40,7 +40,8 @@ expect elicitd \
   usr/share/bash-completion/completions/elicit-notify \
   usr/share/zsh/vendor-completions/_elicit \
   usr/share/fish/vendor_completions.d/elicit.fish \
-  usr/share/doc/elicitd/copyright usr/share/doc/elicitd/changelog.Debian.gz
+  usr/share/doc/elicitd/copyright usr/share/doc/elicitd/changelog.Debian.gz \
+  usr/share/doc/elicitd/README.md usr/share/doc/elicitd/docs/configuration.md
 for page in elicitd elicit elicit-ask elicit-answer elicit-status elicit-tui elicit-notify; do
   expect elicitd "usr/share/man/man1/$page.1.gz"
 done
@@ -60,6 +61,20 @@ if [ -e "$root/elicitd/usr/bin/elicit-gtk" ] || [ -e "$root/elicitd/usr/share/ap
 fi
 uncompressed=$(find "$root" -path '*/man/*' -name '*.1' -print)
 [ -z "$uncompressed" ] || fail "uncompressed man pages: $uncompressed"
+# A page's NAME line is "NAME \- what it does", and what it does must not
+# name the program again ("elicit \- elicit: ask, …" came from a crate
+# description that began with its binary's name).
+for page in $(find "$root" -path '*/man1/*.1.gz' -print); do
+  name=$(basename "$page" .1.gz)
+  line=$(zcat "$page" | sed -n '/^\.SH NAME/{n;p;q}' | sed 's/\\-/-/g')
+  case $line in
+    "$name - "?*) ;;
+    *) fail "$name.1: the NAME line is not '$name - …': $line" ;;
+  esac
+  case ${line#"$name - "} in
+    "$name"[:\ ]*) fail "$name.1 names itself twice: $line" ;;
+  esac
+done
 
 grep -qx 'ExecStart=/usr/bin/elicitd --state-dir=${STATE_DIRECTORY}' \
   "$root/elicitd/usr/lib/systemd/user/elicitd.service" || fail "unit: wrong ExecStart"

@@ -178,7 +178,7 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     tracing::info!(sessions, forms, state_dir = %state_dir.display(), "elicitd ready on {BUS_NAME}");
     // For proxies whose host stripped DBUS_SESSION_BUS_ADDRESS; removed
     // when this value drops at the end of `run`.
-    let record = record_bus(args.bus.as_deref());
+    let record = record_bus(&conn, args.bus.as_deref()).await;
 
     // Without systemd nothing stops the daemon when the session ends; its
     // bus going away is that signal, and the next session's daemon needs
@@ -254,13 +254,21 @@ fn serve_asker_socket(
     }
 }
 
-/// Writes the discovery record of the bus served; a failure is logged, not
-/// fatal: only env-stripped proxies need it.
-fn record_bus(bus: Option<&str>) -> Option<crate::discovery::Record> {
+/// Writes the discovery record of the bus served, named by the bus's ID;
+/// a failure is logged, not fatal: only env-stripped proxies need it.
+async fn record_bus(conn: &zbus::Connection, bus: Option<&str>) -> Option<crate::discovery::Record> {
     let address = bus
         .map(str::to_owned)
         .or_else(|| std::env::var("DBUS_SESSION_BUS_ADDRESS").ok())?;
-    match crate::discovery::Record::write(&address) {
+    let bus_id = match zbus::fdo::DBusProxy::new(conn).await {
+        Ok(dbus) => dbus.get_id().await.map(|id| id.to_string()),
+        Err(error) => Err(error.into()),
+    };
+    let written = match bus_id {
+        Ok(bus_id) => crate::discovery::Record::write(&address, &bus_id).map_err(|e| e.to_string()),
+        Err(error) => Err(format!("the bus did not say its ID: {error}")),
+    };
+    match written {
         Ok(record) => {
             tracing::info!(path = %record.path().display(), "recorded the bus address for discovery");
             Some(record)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Refreshes frontends/gtk/screenshot.png and screenshot-de.png, the pictures
-# of elicit-gtk for the README: the GTK end-to-end test that fills in a contact form under a
+# of elicit-gtk for the README and docs/frontends.md: the GTK end-to-end test that fills in a contact form under a
 # private Xvfb captures the window (ImageMagick's `import`) and, with
 # ELICIT_GTK_SCREENSHOT set, copies the capture here.
 #

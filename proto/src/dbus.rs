@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
+pub use elicit_mcp::{Origin, is_icon_name};
 use zbus::zvariant::{OwnedObjectPath, OwnedValue, Value};
 
 /// The daemon's well-known bus name.
@@ -32,54 +32,20 @@ pub fn form_path(session: &str, form: &str) -> String {
 /// A dictionary of options or details, `a{sv}` on the bus.
 pub type Dict = HashMap<String, OwnedValue>;
 
-/// Who is asking: what a client says about itself when it opens a session,
-/// plus what the daemon verified from the bus (`caller_pid`, `caller_uid`).
-///
-/// On the bus it is an `a{sv}` with the kebab-case keys of the fields;
-/// unknown keys are ignored so that clients and daemon can grow apart.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Origin {
-    /// The MCP host (the agent or IDE), from `clientInfo.name`.
-    pub host: Option<String>,
-    /// The host's version.
-    pub host_version: Option<String>,
-    /// The MCP server, from `serverInfo.name`.
-    pub server: Option<String>,
-    /// The server's version.
-    pub server_version: Option<String>,
-    /// The command line the proxy fronts, as the client says.
-    pub command: Option<String>,
-    /// The working directory of the client, as the client says.
-    pub cwd: Option<String>,
-    /// The executable `elicit proxy` resolved and started (a `PATH`
-    /// lookup, symlinks resolved): what the proxy knows, where `server` is
-    /// only what the MCP server calls itself. Set by the proxy, which the
-    /// server cannot influence; another same-uid client could still claim
-    /// any value, as it could run any program.
-    pub verified_exe: Option<String>,
-    /// The arguments the proxy started `verified_exe` with.
-    pub verified_args: Option<Vec<String>>,
-    /// The pid the client claims.
-    pub pid: Option<u32>,
-    /// The pid of the bus connection, as the bus daemon reports it.
-    pub caller_pid: Option<u32>,
-    /// The uid of the bus connection, as the bus daemon reports it.
-    pub caller_uid: Option<u32>,
-    /// Came in through the asker-only socket (a remote agent); set by the
-    /// daemon for every session opened there, whatever the client says.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub remote: bool,
-    /// An icon of the asker, as the client says: a name in the desktop's
-    /// icon theme (`elicit ask --icon`). Front-ends show it only through
-    /// [`Origin::icon_name`].
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub icon: Option<String>,
+/// The `a{sv}` form of an [`Origin`], with the kebab-case keys of its
+/// fields; unknown keys are ignored so that clients and daemon can grow
+/// apart. A trait because [`Origin`] itself lives in the serde-only
+/// `elicit-mcp`, which knows nothing of D-Bus.
+pub trait OriginDict {
+    /// The `a{sv}` form of this origin.
+    fn to_dict(&self) -> Dict;
+
+    /// Reads an origin from an `a{sv}`; keys of the wrong type are ignored.
+    fn from_dict(dict: &Dict) -> Self;
 }
 
-impl Origin {
-    /// The `a{sv}` form of this origin.
-    pub fn to_dict(&self) -> Dict {
+impl OriginDict for Origin {
+    fn to_dict(&self) -> Dict {
         let mut dict = Dict::new();
         let strings = [
             ("host", &self.host),
@@ -121,8 +87,7 @@ impl Origin {
         dict
     }
 
-    /// Reads an origin from an `a{sv}`; keys of the wrong type are ignored.
-    pub fn from_dict(dict: &Dict) -> Self {
+    fn from_dict(dict: &Dict) -> Self {
         Origin {
             host: dict_str(dict, "host"),
             host_version: dict_str(dict, "host-version"),
@@ -139,35 +104,6 @@ impl Origin {
             icon: dict_str(dict, "icon"),
         }
     }
-
-    /// The icon to show, when it is a plain icon-theme name (letters,
-    /// digits, `-`, `_`, `.`; at most 100 characters). A path or URI is
-    /// never one: a front-end or notification server would read whatever
-    /// file an asker named.
-    pub fn icon_name(&self) -> Option<&str> {
-        self.icon.as_deref().filter(|name| is_icon_name(name))
-    }
-
-    /// A one-line description for people: "server via host".
-    pub fn describe(&self) -> String {
-        let server = self.server.as_deref().unwrap_or("an unnamed server");
-        let remote = if self.remote { ", remote" } else { "" };
-        match &self.host {
-            Some(host) => format!("{server} (for {host}{remote})"),
-            None if self.remote => format!("{server} (remote)"),
-            None => server.to_owned(),
-        }
-    }
-}
-
-/// Whether `name` is a plain icon-theme name; see [`Origin::icon_name`].
-pub fn is_icon_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 100
-        && !name.starts_with('.')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 /// A string entry of a dictionary.

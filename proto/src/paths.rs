@@ -30,16 +30,35 @@ pub fn config_file() -> Option<PathBuf> {
     )
 }
 
-/// Where the daemon records its bus: `$HOME/.local/state/elicitd/bus.UID`.
+/// The folder of the daemon's bus records: `$HOME/.local/state/elicitd`.
 /// Not `$XDG_STATE_HOME`: hosts that filter the environment drop it, and
 /// keep at least `HOME`.
-pub fn bus_record() -> Option<PathBuf> {
+pub fn bus_records_dir() -> Option<PathBuf> {
     let home = std::env::var_os("HOME")
         .filter(|home| !home.is_empty())
         .map(PathBuf::from)
         .or_else(|| directories::BaseDirs::new().map(|dirs| dirs.home_dir().to_owned()))?;
+    Some(home.join(".local/state/elicitd"))
+}
+
+/// How every record of this uid's buses is named: `bus.UID.` and the bus.
+pub fn bus_record_prefix() -> String {
+    format!("bus.{}.", rustix::process::getuid().as_raw())
+}
+
+/// Where the daemon on the bus whose ID (`org.freedesktop.DBus.GetId`) is
+/// `bus_id` records it: `$HOME/.local/state/elicitd/bus.UID.BUS_ID`. One
+/// record per bus, so that two daemons of one user on two buses never
+/// overwrite or remove each other's.
+pub fn bus_record(bus_id: &str) -> Option<PathBuf> {
+    Some(bus_records_dir()?.join(format!("{}{bus_id}", bus_record_prefix())))
+}
+
+/// The single record of earlier versions, `bus.UID`, which the last daemon
+/// to start overwrote: still read, never written.
+pub fn legacy_bus_record() -> Option<PathBuf> {
     let uid = rustix::process::getuid().as_raw();
-    Some(home.join(".local/state/elicitd").join(format!("bus.{uid}")))
+    Some(bus_records_dir()?.join(format!("bus.{uid}")))
 }
 
 /// The log file of the daemon whose state directory is `dir`.

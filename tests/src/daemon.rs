@@ -150,6 +150,30 @@ impl Daemon {
     }
 }
 
+/// The discovery records that daemons with `home` as `$HOME` keep, one per
+/// bus (`.local/state/elicitd/bus.UID.BUS_ID`), each with the address in it.
+pub fn bus_records(home: &std::path::Path) -> Vec<(PathBuf, String)> {
+    let uid = rustix::process::getuid().as_raw();
+    let prefix = format!("bus.{uid}.");
+    let Ok(entries) = std::fs::read_dir(home.join(".local/state/elicitd")) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(PathBuf, String)> = entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.starts_with(&prefix) && !n.ends_with(".partial"))
+        })
+        .map(|e| {
+            let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+            (e.path(), text.trim().to_owned())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 impl Drop for Daemon {
     fn drop(&mut self) {
         self.kill9();

@@ -21,7 +21,7 @@ mod xvfb;
 
 pub use ask::{ASKER_FLAGS, ask, ask_through_socket, asker_name, printed};
 pub use bus::PrivateBus;
-pub use daemon::Daemon;
+pub use daemon::{Daemon, bus_records};
 pub use frontend::{Event, Shown, TestFrontend};
 pub use locale::{catalogues, language_env, language_env_words};
 pub use tmux::Tmux;

@@ -60,3 +60,73 @@ pub fn exited(pid: u32) -> bool {
         Some((_, state, _, _)) => state == "Z" || state == "X",
     }
 }
+
+/// The environment variable whose value marks every process of one tree:
+/// set on the command a test starts, it is inherited by everything that
+/// command starts, whatever group or session it moves to.
+pub const TREE_MARKER: &str = "ELICIT_TEST_TREE";
+
+/// The live processes whose environment holds `TREE_MARKER=marker`.
+pub fn marked(marker: &str) -> Vec<u32> {
+    let needle = format!("{TREE_MARKER}={marker}");
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| !exited(*pid))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|environ| environ.split(|b| *b == 0).any(|entry| entry == needle.as_bytes()))
+        })
+        .collect()
+}
+
+/// Waits until no process is marked `marker`, for at most `limit`; how
+/// long that took, or the processes still there.
+pub async fn all_gone(marker: &str, limit: std::time::Duration) -> Result<std::time::Duration, Vec<u32>> {
+    let start = std::time::Instant::now();
+    loop {
+        let left = marked(marker);
+        if left.is_empty() {
+            return Ok(start.elapsed());
+        }
+        if start.elapsed() > limit {
+            return Err(left);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+}
+
+/// Sends `signal` to `pid`, which may have exited already.
+pub fn signal(signal: &str, pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status();
+}
+
+/// The server processes `elicit proxy` (pid `proxy`) started: the
+/// children of its warden (the `elicit` binary again, with
+/// `__elicit-proxy-warden` as its first argument; see
+/// elicit_proxy::warden), or its own children where it has none. A child
+/// that runs the proxy's own binary but is not the warden yet (forked, not
+/// yet executed) is not counted.
+pub fn servers_of(proxy: u32) -> Vec<u32> {
+    let exe = |pid: u32| std::fs::read_link(format!("/proc/{pid}/exe")).ok();
+    let proxy_exe = exe(proxy);
+    children_of(proxy)
+        .into_iter()
+        .flat_map(|child| {
+            let cmdline = std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
+            let warden = cmdline
+                .split(|b| *b == 0)
+                .any(|arg| arg == b"__elicit-proxy-warden");
+            if warden {
+                children_of(child)
+            } else if proxy_exe.is_some() && exe(child) == proxy_exe {
+                Vec::new()
+            } else {
+                vec![child]
+            }
+        })
+        .collect()
+}

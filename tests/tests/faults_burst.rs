@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use elicit_client::ClientSession;
-use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, SESSION_PREFIX};
+use elicit_proto::dbus::{BUS_NAME, Broker1Proxy, Dict, Origin, OriginDict, SESSION_PREFIX};
 use elicit_tests::faults::*;
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, binary, within};
 use futures_util::StreamExt;

@@ -731,7 +731,7 @@ const CONTACT_DE: &str = r#"{"type": "object", "properties": {
   "reminders": {"type": "array", "title": "Erinnerungen", "items": {"type": "string", "enum": ["Geburtstag", "Jahrestag"]}, "maxItems": 2}
 }, "required": ["name", "group"]}"#;
 
-/// A form in German, captured for the README (`screenshot.sh` sets
+/// A form in German, captured for docs/frontends.md (`screenshot.sh` sets
 /// `ELICIT_GTK_SCREENSHOT_DE`): elicitd's words from the catalogue, the
 /// server's as it sent them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

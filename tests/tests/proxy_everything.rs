@@ -206,3 +206,90 @@ async fn everything_host_disconnect_mid_form_withdraws_it_and_ends_the_server() 
     assert_eq!(form, shown.form);
     host.exit_code().await;
 }
+
+/// The capabilities of a host that runs elicitations as tasks (MCP
+/// 2025-11-25).
+fn task_host() -> Value {
+    json!({"elicitation": {}, "tasks": {"requests": {"elicitation": {"create": {}}}}})
+}
+
+/// A host that declared `tasks.requests.elicitation.create` gets its
+/// declaration honoured: the server's task-augmented `elicitation/create`
+/// becomes a task of the proxy's, which the server polls with `tasks/get`
+/// (answered by the proxy, never the host) until the form is answered,
+/// then fetches with `tasks/result`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_async_elicitation_is_served_as_a_task() {
+    let Some(server) = everything() else { return };
+    let (bus, _daemon, mut frontend) = system().await;
+    let mut host = Host::proxy(bus.address(), &[], &server);
+    host.initialize(task_host()).await;
+    let names = tool_names(&host.call(1, "tools/list", json!({})).await);
+    assert!(
+        names.contains(&"trigger-elicitation-request-async".to_owned()),
+        "{names:?}"
+    );
+    host.send(json!({"jsonrpc": "2.0", "id": 30, "method": "tools/call",
+        "params": {"name": "trigger-elicitation-request-async", "arguments": {}}}))
+        .await;
+    let shown = frontend.next_show().await;
+    assert!(
+        shown.request.get("task").is_none(),
+        "the form is the plain request: {}",
+        shown.request
+    );
+    frontend
+        .answer(&shown, "accept", json!({"name": "Ada", "favoriteColor": "Blue"}))
+        .await
+        .expect("accept");
+    let (result, before) = host.response(json!(30)).await;
+    let text = text_of(&result);
+    assert!(!text.contains("[SYNC]"), "{text}");
+    assert!(
+        text.contains("[COMPLETED]") && text.contains("- Name: Ada"),
+        "{text}"
+    );
+    assert!(text.contains("Task created: elicitd-task-"), "{text}");
+    assert!(
+        !before
+            .iter()
+            .any(|m| m["method"].as_str().is_some_and(|m| m.starts_with("tasks/"))),
+        "the server's task requests never reach the host: {before:?}"
+    );
+}
+
+/// A `tools/call` run as the server's task, whose elicitation comes during
+/// `input_required` through the host's `tasks/result`, keeps working.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_research_task_asks_through_the_proxy() {
+    let Some(server) = everything() else { return };
+    let (bus, _daemon, mut frontend) = system().await;
+    let mut host = Host::proxy(bus.address(), &[], &server);
+    host.initialize(task_host()).await;
+    let created = host
+        .call(
+            40,
+            "tools/call",
+            json!({"name": "simulate-research-query",
+                   "arguments": {"topic": "python", "ambiguous": true},
+                   "task": {"ttl": 60000}}),
+        )
+        .await;
+    let task = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_owned();
+    host.send(json!({"jsonrpc": "2.0", "id": 41, "method": "tasks/result", "params": {"taskId": task}}))
+        .await;
+    let shown = frontend.next_show().await;
+    let choice =
+        shown.request["requestedSchema"]["properties"]["interpretation"]["oneOf"][0]["const"].clone();
+    assert!(choice.is_string(), "{}", shown.request);
+    frontend
+        .answer(&shown, "accept", json!({"interpretation": choice}))
+        .await
+        .expect("accept");
+    let (result, _) = host.response(json!(41)).await;
+    let text = text_of(&result);
+    assert!(text.contains(choice.as_str().unwrap_or_default()), "{text}");
+}

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use elicit_tests::http::client_scenario;
 use elicit_tests::mcp::{Host, PyHost, everything, fake, meta2026, missing, peers, text_of};
-use elicit_tests::procs::{children_of, group_members, kill, processes};
+use elicit_tests::procs::{children_of, group_members, kill, processes, servers_of};
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, binary, eventually, within};
 use serde_json::{Value, json};
 use tokio::process::Command;
@@ -109,7 +109,7 @@ async fn host_dies_mid_form(server: Vec<String>, death: Death) {
     let proxy = children_of(host.pid());
     assert_eq!(proxy.len(), 1, "the host runs one proxy: {proxy:?}");
     let proxy = proxy[0];
-    let leader = children_of(proxy);
+    let leader = servers_of(proxy);
     assert_eq!(leader.len(), 1, "the proxy runs one server: {leader:?}");
     let group = leader[0];
     let tree = group_members(group);
@@ -207,7 +207,7 @@ async fn the_proxy_exits_with_the_servers_status_after_ending_its_group() {
 async fn eventually_one_child(parent: u32) -> u32 {
     let mut found = 0;
     eventually("the proxy's server to start", || {
-        let children = children_of(parent);
+        let children = servers_of(parent);
         found = children.first().copied().unwrap_or(0);
         async move { !children.is_empty() }
     })
@@ -306,8 +306,17 @@ async fn a_python_host_with_its_default_environment_finds_the_broker() {
     // $HOME (the harness gives it the bus's folder), the host passes only
     // HOME, PATH and a few more to the proxy.
     let (bus, daemon, mut frontend) = system().await;
-    let record = bus.dir().join(format!(".local/state/elicitd/bus.{}", uid()));
-    eventually("the daemon's record", || async { record.exists() }).await;
+    eventually("the daemon's record", || async {
+        elicit_tests::bus_records(bus.dir())
+            .iter()
+            .any(|(_, address)| address == bus.address())
+    })
+    .await;
+    let record = elicit_tests::bus_records(bus.dir())
+        .into_iter()
+        .find(|(_, address)| address == bus.address())
+        .map(|(path, _)| path)
+        .expect("the record");
     let mode =
         std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&record).expect("stat").permissions());
     assert_eq!(mode & 0o777, 0o600, "the record is the user's alone");
@@ -337,10 +346,6 @@ async fn a_python_host_with_its_default_environment_finds_the_broker() {
     // The record goes when the daemon stops.
     kill("-TERM", daemon.pid().expect("pid"));
     eventually("the record to be removed", || async { !record.exists() }).await;
-}
-
-fn uid() -> u32 {
-    std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").expect("/proc/self"))
 }
 
 // ------------------------------------------ 4. honest outcome with no broker

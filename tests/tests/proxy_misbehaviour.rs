@@ -116,7 +116,8 @@ async fn a_server_that_ignores_eof_is_killed_not_orphaned() {
         .expect("wait");
     assert_eq!(code.code(), Some(128 + 9), "the server was killed: {code:?}");
 
-    // A signal to the proxy ends it the same orderly way.
+    // A signal to the proxy ends the server at once: TERM, which it
+    // ignores, then KILL after the grace.
     let mut host = Host::proxy(bus.address(), &["--exit-grace-ms", "200"], &fake(&["--stubborn"]));
     assert_eq!(host.call(1, "ping", json!({})).await["result"], json!({}));
     let pid = host.child.id().expect("pid").to_string();

@@ -70,6 +70,11 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // The proxy's warden is this binary started again; it must run before
+    // anything else (see `elicit_proxy::warden`).
+    if let Some(code) = elicit_proxy::warden::run_if_asked() {
+        return code;
+    }
     // First, before any thread: see `elicit_i18n::init`.
     elicit_i18n::init();
     let cli = Cli::parse();

@@ -14,9 +14,10 @@ use crate::remote_args::RemoteArgs;
 /// elicitd; everything else passes through untouched.
 ///
 /// Put `elicit proxy --` in front of the server's command wherever the host
-/// starts it. The server runs in a process group of its own, which goes
-/// with it (TERM, then KILL). The proxy exits with the server's exit
-/// status.
+/// starts it. The server's whole process tree goes with the proxy, however
+/// the proxy ends (TERM, then KILL; at once on INT or TERM, within a
+/// second when the proxy is killed). The proxy exits with the server's
+/// exit status.
 ///
 /// For a remote server, have the host start `elicit proxy --url URL`
 /// instead: it speaks Streamable HTTP to the server in the era the host
@@ -98,6 +99,9 @@ pub fn init_logging() {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .with_writer(std::io::stderr)
+        // A standard error nobody reads (a host that died) is not worth
+        // a line about it on that same standard error.
+        .log_internal_errors(false)
         .try_init();
 }
 

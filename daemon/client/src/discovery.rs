@@ -7,23 +7,34 @@
 //!
 //! 1. `$XDG_RUNTIME_DIR/bus`, when the variable is set;
 //! 2. `/run/user/UID/bus`, the systemd session bus;
-//! 3. the address in the daemon's record,
+//! 3. the addresses in the daemons' records,
 //!    [`elicit_proto::paths::bus_record`]:
-//!    `$HOME/.local/state/elicitd/bus.UID`, a path derived from the uid and
-//!    `$HOME` alone, since hosts pass at least those.
+//!    `$HOME/.local/state/elicitd/bus.UID.BUS_ID`, one per bus, in a folder
+//!    derived from `$HOME` alone, since hosts pass at least that; newest
+//!    first, at most [`MAX_RECORDS`];
+//! 4. the single record of earlier versions, `bus.UID`.
 //!
-//! The first bus on which elicitd runs (or can be activated) wins. The
-//! daemon writes the record (mode 0600) once it owns its name and removes
-//! it when it stops; a record left by a crash names a bus that is gone or
-//! has no broker, and is passed over. A record not owned by the user, or
+//! The first bus on which elicitd runs (or can be activated) wins, each
+//! tried for at most [`CONNECT_TIMEOUT`]. A daemon writes its bus's record
+//! (mode 0600) once it owns its name and removes it when it stops; two
+//! daemons of one user on two buses each keep their own. A record left by
+//! a crash names a bus that is gone or has no broker, and is passed over. A record not owned by the user, or
 //! writable by others, is never believed: it could send forms elsewhere.
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use elicit_proto::Error;
 use elicit_proto::dbus::BUS_NAME;
 use zbus::Connection;
+
+/// The most records tried: a folder of records left by crashes must not
+/// make finding the broker slow.
+pub const MAX_RECORDS: usize = 16;
+
+/// How long one candidate bus may take to connect and answer.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The address in the record, when the record can be believed.
 pub fn read_record(path: &Path) -> Result<String, String> {
@@ -57,11 +68,48 @@ pub fn candidates() -> Vec<(String, Result<String, String>)> {
     let uid = rustix::process::getuid().as_raw();
     let socket = PathBuf::from(format!("/run/user/{uid}/bus"));
     out.push((socket.display().to_string(), socket_address(&socket)));
-    match elicit_proto::paths::bus_record() {
-        Some(path) => out.push((format!("the record {}", path.display()), read_record(&path))),
-        None => out.push(("the record".to_owned(), Err("no home directory".to_owned()))),
+    let Some(dir) = elicit_proto::paths::bus_records_dir() else {
+        out.push(("the records".to_owned(), Err("no home directory".to_owned())));
+        return out;
+    };
+    for path in records(&dir) {
+        out.push((format!("the record {}", path.display()), read_record(&path)));
+    }
+    if let Some(path) = elicit_proto::paths::legacy_bus_record().filter(|p| p.exists()) {
+        out.push((format!("the record {}", path.display()), read_record(&path)));
     }
     out
+}
+
+/// The per-bus records in `dir`, newest first, at most [`MAX_RECORDS`].
+fn records(dir: &Path) -> Vec<PathBuf> {
+    let prefix = elicit_proto::paths::bus_record_prefix();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(SystemTime, PathBuf)> = entries
+        .flatten()
+        .filter(|entry| {
+            entry
+                .file_name()
+                .to_str()
+                .is_some_and(|name| name.starts_with(&prefix) && !name.ends_with(".partial"))
+        })
+        .take(MAX_RECORDS * 8)
+        .map(|entry| {
+            let modified = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .unwrap_or(SystemTime::UNIX_EPOCH);
+            (modified, entry.path())
+        })
+        .collect();
+    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found
+        .into_iter()
+        .take(MAX_RECORDS)
+        .map(|(_, path)| path)
+        .collect()
 }
 
 fn socket_address(socket: &Path) -> Result<String, String> {
@@ -83,7 +131,10 @@ pub async fn connect_to_broker() -> Result<Connection, Error> {
                 continue;
             }
         };
-        match connect_if_broker(&address).await {
+        let reached = tokio::time::timeout(CONNECT_TIMEOUT, connect_if_broker(&address))
+            .await
+            .unwrap_or_else(|_| Err(format!("no answer within {CONNECT_TIMEOUT:?}")));
+        match reached {
             Ok(conn) => {
                 tracing::debug!(%source, %address, "found the broker");
                 return Ok(conn);

@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use elicit_proto::Error;
-use elicit_proto::dbus::{BROKER_PATH, BUS_NAME, Dict, Origin, Request1Proxy, Session1Proxy, dict_str};
+use elicit_proto::dbus::{
+    BROKER_PATH, BUS_NAME, Dict, Origin, OriginDict, Request1Proxy, Session1Proxy, dict_str,
+};
 use elicit_proto::trust::{self, Role};
 use futures_util::StreamExt;
 use serde_json::Value;

@@ -32,12 +32,17 @@ fn read_list(name: &str) -> Vec<Case> {
         .collect()
 }
 
-/// `name | title | description | message | type`, with `\u{XXXX}` escapes.
+/// `name | title | description | message | type | choices`, with
+/// `\u{XXXX}` escapes; see the head of positives.txt.
 fn parse(line: &str) -> Elicitation {
     let parts: Vec<String> = line.split('|').map(|part| unescape(part.trim())).collect();
     let part = |i: usize| parts.get(i).filter(|p| !p.is_empty()).cloned();
     let name = part(0).unwrap_or_else(|| panic!("no name: {line}"));
-    let mut property = json!({"type": part(4).unwrap_or_else(|| "string".into())});
+    let kind = part(4).unwrap_or_else(|| "string".into());
+    let mut property = match part(5) {
+        Some(choices) => choice_property(&kind, &choices),
+        None => json!({"type": kind}),
+    };
     if let Some(title) = part(1) {
         property["title"] = json!(title);
     }
@@ -49,6 +54,35 @@ fn parse(line: &str) -> Elicitation {
         "message": message,
         "requestedSchema": {"type": "object", "properties": {name: property}}
     }))
+}
+
+/// A choice field of `kind` (`enum`, `oneOf`, `anyOf`, `enumNames` or
+/// `array`) from `value=label, …` (a bare value is its own label).
+fn choice_property(kind: &str, choices: &str) -> serde_json::Value {
+    let pairs: Vec<(String, String)> = choices
+        .split(',')
+        .map(str::trim)
+        .map(|choice| match choice.split_once('=') {
+            Some((value, label)) => (value.to_owned(), label.to_owned()),
+            None => (choice.to_owned(), choice.to_owned()),
+        })
+        .collect();
+    let values: Vec<&str> = pairs.iter().map(|(v, _)| v.as_str()).collect();
+    let titled: Vec<serde_json::Value> = pairs
+        .iter()
+        .map(|(value, label)| json!({"const": value, "title": label}))
+        .collect();
+    match kind {
+        "enum" => json!({"type": "string", "enum": values}),
+        "oneOf" => json!({"type": "string", "oneOf": titled}),
+        "anyOf" => json!({"type": "array", "items": {"anyOf": titled}}),
+        "enumNames" => {
+            let names: Vec<&str> = pairs.iter().map(|(_, l)| l.as_str()).collect();
+            json!({"type": "string", "enum": values, "enumNames": names})
+        }
+        "array" => json!({"type": "array", "items": {"type": "string", "enum": values}}),
+        other => panic!("unknown choice kind {other}"),
+    }
 }
 
 fn unescape(text: &str) -> String {
@@ -94,7 +128,7 @@ fn the_guard_catches_every_positive_and_flags_no_negative() {
         negatives.len()
     );
     assert!(
-        positives.len() >= 150 && negatives.len() >= 100,
+        positives.len() >= 300 && negatives.len() >= 210,
         "the lists shrank"
     );
     assert!(

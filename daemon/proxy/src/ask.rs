@@ -50,11 +50,23 @@ pub fn mode_of(params: &Value) -> &str {
 /// Asks the user through the broker, sending progress for `tokens` while
 /// the form is open.
 pub async fn ask(ctx: &Ctx, params: &Value, cancel: &Cancel, tokens: impl Fn() -> Vec<Value>) -> Decision {
+    ask_within(ctx, params, None, cancel, tokens).await
+}
+
+/// [`ask`] with a deadline of `timeout_secs`, after which the broker
+/// cancels the form.
+pub async fn ask_within(
+    ctx: &Ctx,
+    params: &Value,
+    timeout_secs: Option<u64>,
+    cancel: &Cancel,
+    tokens: impl Fn() -> Vec<Value>,
+) -> Decision {
     if let Err(reason) = check(params, &ctx.options.limits) {
         return Decision::Invalid(reason);
     }
     let reply = tokio::select! {
-        reply = ctx.broker.ask(params.to_string(), cancel.clone()) => reply,
+        reply = ctx.broker.ask_within(params.to_string(), timeout_secs, cancel.clone()) => reply,
         () = keepalive::run(ctx.outbox.clone(), ctx.options.keepalive, tokens) => Reply::Withdrawn,
     };
     match reply {
@@ -79,7 +91,7 @@ fn fallback(ctx: &Ctx, mode: &str, why: &str) -> Decision {
     // without a choice"), not decline ("the user said no").
     let (action, said) = match ctx.options.no_broker {
         NoBroker::Host | NoBroker::Auto if host_can => {
-            eprintln!(
+            crate::say!(
                 "elicit proxy: warning: elicitd cannot be reached ({why}); passing the form to the host"
             );
             return Decision::Host;
@@ -92,7 +104,7 @@ fn fallback(ctx: &Ctx, mode: &str, why: &str) -> Decision {
     );
     // stderr reaches the host's log of this server, where there is one;
     // the log message reaches hosts that show server logs.
-    eprintln!("{warning}");
+    crate::say!("{warning}");
     if ctx.state().host_logs(LOG_LEVEL) {
         let note = message::notification(
             "notifications/message",

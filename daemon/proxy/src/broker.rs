@@ -37,6 +37,8 @@ pub enum Reply {
 
 struct Job {
     request_json: String,
+    /// The form's deadline, in seconds: the broker cancels it then.
+    timeout_secs: Option<u64>,
     cancel: Cancel,
     reply: oneshot::Sender<Reply>,
 }
@@ -64,9 +66,16 @@ impl Broker {
     /// Asks the user `request_json` (`elicitation/create` params) and
     /// waits for the outcome; `cancel` withdraws the form.
     pub async fn ask(&self, request_json: String, cancel: Cancel) -> Reply {
+        self.ask_within(request_json, None, cancel).await
+    }
+
+    /// [`Broker::ask`] with a deadline: after `timeout_secs` the broker
+    /// cancels the form (reason `timeout`) and the answer is `cancel`.
+    pub async fn ask_within(&self, request_json: String, timeout_secs: Option<u64>, cancel: Cancel) -> Reply {
         let (reply, answer) = oneshot::channel();
         let job = Job {
             request_json,
+            timeout_secs,
             cancel,
             reply,
         };
@@ -207,7 +216,7 @@ impl Actor {
         self.counter += 1;
         let submission = format!("proxy-{}-{}", std::process::id(), self.counter);
         let submitted = session
-            .submit_surviving_restart(&job.request_json, None, &submission, RESTART_PATIENCE)
+            .submit_surviving_restart(&job.request_json, job.timeout_secs, &submission, RESTART_PATIENCE)
             .await;
         let form = match submitted {
             Ok(form) => form,

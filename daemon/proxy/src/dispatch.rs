@@ -8,8 +8,9 @@ use super::caps::{self, META_CLIENT_INFO, META_SERVER_INFO};
 use super::framing::Frame;
 use super::message::{self, Kind, Line};
 use super::outbox::{ID_PREFIX, Peer};
+use super::owner::Owner;
 use super::state::{Ctx, HostRequest};
-use super::{Prefer, head, legacy, rounds};
+use super::{Prefer, head, legacy, rounds, tasks};
 
 /// Methods whose 2026-07-28 result may ask for input.
 const RETRYABLE: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
@@ -25,7 +26,7 @@ fn parse(ctx: &Ctx, from: Peer, frame: Frame) -> Option<(Vec<u8>, Value)> {
                 cap = ctx.options.max_line_bytes,
                 "dropped a line over the size cap"
             );
-            eprintln!("elicit proxy: dropped a {bytes}-byte line from the {from:?} (over the cap)");
+            crate::say!("elicit proxy: dropped a {bytes}-byte line from the {from:?} (over the cap)");
             return None;
         }
         Frame::Line(line) => line,
@@ -33,7 +34,7 @@ fn parse(ctx: &Ctx, from: Peer, frame: Frame) -> Option<(Vec<u8>, Value)> {
     match message::classify(&line) {
         Line::Blank => None,
         Line::NotJson { error, id } => {
-            eprintln!("elicit proxy: dropped a line from the {from:?} that is not JSON: {error}");
+            crate::say!("elicit proxy: dropped a line from the {from:?} that is not JSON: {error}");
             if let Some(id) = id {
                 let reply =
                     message::error(&id, JsonRpcCode::PARSE_ERROR, &format!("not JSON: {error}"), None);
@@ -42,7 +43,7 @@ fn parse(ctx: &Ctx, from: Peer, frame: Frame) -> Option<(Vec<u8>, Value)> {
             None
         }
         Line::NotJsonRpc { id } => {
-            eprintln!("elicit proxy: dropped a line from the {from:?} that is not a JSON-RPC message");
+            crate::say!("elicit proxy: dropped a line from the {from:?} that is not a JSON-RPC message");
             if let Some(id) = id {
                 let reply = message::error(
                     &id,
@@ -68,9 +69,8 @@ pub fn from_host(ctx: &Ctx, frame: Frame) {
         Kind::Notification => {
             if message::method(&value) == Some("notifications/cancelled")
                 && let Some(id) = value.get("params").and_then(|p| p.get("requestId"))
-                && let Some(request) = ctx.state().host_requests.get(&message::id_key(id))
             {
-                request.cancel.cancel();
+                ctx.host_cancelled(&Owner::Request(message::id_key(id)));
             }
             ctx.outbox.raw(Peer::Server, line);
         }
@@ -91,6 +91,14 @@ fn host_request(ctx: &Ctx, line: Vec<u8>, value: &mut Value) {
     let method = message::method(value).unwrap_or("").to_owned();
     let mut changed = false;
     let mut retryable = None;
+    if method == "tasks/cancel"
+        && let Some(task) = value
+            .get("params")
+            .and_then(|p| p.get("taskId"))
+            .and_then(Value::as_str)
+    {
+        ctx.host_cancelled(&Owner::Task(task.to_owned()));
+    }
     if method == "logging/setLevel"
         && let Some(level) = value
             .get("params")
@@ -173,9 +181,10 @@ pub fn from_server(ctx: &Ctx, frame: Frame) {
     match message::kind(&value) {
         Kind::Response => server_response(ctx, line, value),
         Kind::Request => {
-            if message::method(&value) == Some("elicitation/create") {
+            let method = message::method(&value).unwrap_or("");
+            if method == "elicitation/create" {
                 legacy::on_request(ctx, line, &value);
-            } else {
+            } else if !(method.starts_with("tasks/") && tasks::on_request(ctx, &value)) {
                 ctx.outbox.raw(Peer::Host, line);
             }
         }

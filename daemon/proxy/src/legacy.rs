@@ -10,7 +10,9 @@ use super::ask::{self, Decision};
 use super::cancel::Cancel;
 use super::message;
 use super::outbox::Peer;
+use super::owner;
 use super::state::{Ctx, ServerElicitation};
+use super::tasks;
 
 /// Handles the server's `elicitation/create` (`line` is the raw line).
 pub fn on_request(ctx: &Ctx, line: Vec<u8>, request: &Value) {
@@ -21,12 +23,15 @@ pub fn on_request(ctx: &Ctx, line: Vec<u8>, request: &Value) {
     let mode = ask::mode_of(&params).to_owned();
     let key = message::id_key(&id);
     let host_can = ctx.state().host_caps.can_elicit(&mode);
+    let owner = owner::owner_of(&params, ctx.state().host_requests.keys());
     if ctx.options.prefer == Prefer::Host && host_can {
         ctx.state().server_elicitations.insert(
             key,
             ServerElicitation {
                 cancel: Cancel::new(),
                 forwarded: true,
+                owner,
+                by_host: false,
             },
         );
         ctx.outbox.raw(Peer::Host, line);
@@ -44,12 +49,21 @@ pub fn on_request(ctx: &Ctx, line: Vec<u8>, request: &Value) {
         ctx.outbox.send(Peer::Server, &error);
         return;
     }
+    // The host declared task-augmented elicitation and the proxy passed
+    // that on: such a request gets a task.
+    if let Some(ttl_ms) = tasks::requested(&params)
+        && tasks::start(ctx, &id, &params, ttl_ms)
+    {
+        return;
+    }
     let cancel = Cancel::new();
     ctx.state().server_elicitations.insert(
         key.clone(),
         ServerElicitation {
             cancel: cancel.clone(),
             forwarded: false,
+            owner,
+            by_host: false,
         },
     );
     let ctx = ctx.clone();
@@ -88,8 +102,18 @@ pub fn on_request(ctx: &Ctx, line: Vec<u8>, request: &Value) {
                 ctx.outbox.send(Peer::Server, &reply);
             }
             // The server cancelled: a cancelled request gets no response.
+            // The host cancelled what the form served: the server learns
+            // that nobody will answer (it may ignore the cancellation).
             Decision::Withdrawn => {
-                ctx.state().server_elicitations.remove(&key);
+                let by_host = ctx
+                    .state()
+                    .server_elicitations
+                    .remove(&key)
+                    .is_some_and(|e| e.by_host);
+                if by_host {
+                    let cancelled = json!({"action": "cancel"});
+                    ctx.outbox.send(Peer::Server, &message::result(&id, cancelled));
+                }
             }
         }
     });

@@ -8,7 +8,6 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use elicit_proto::dbus::Origin;
-use rustix::process::Signal;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
@@ -17,6 +16,7 @@ use tokio::time::Instant;
 use super::backlog::Backlog;
 use super::broker::Broker;
 use super::buffers::Buffers;
+use super::cancel::Cancel;
 use super::dispatch;
 use super::framing::LineReader;
 use super::outbox::{Out, Outbox, Peer, Writer};
@@ -24,6 +24,7 @@ use super::server::Server;
 use super::state::{Ctx, State};
 use super::stdio::{self, HostInput, HostOutput};
 use super::{Options, ProxyError};
+use crate::say;
 
 /// Bytes read from a peer at once: a pipe holds 64 KiB, so a large result
 /// is taken in whole pipe-fulls rather than 8 KiB system calls.
@@ -68,9 +69,16 @@ pub struct ServerEnd {
 }
 
 impl ServerEnd {
-    /// Starts `command` in a process group of its own, on pipes.
+    /// Starts `command` on pipes, its tree ending within the default grace
+    /// period (see [`ServerEnd::spawn`]).
     pub fn command(command: &[String]) -> Result<ServerEnd, ProxyError> {
-        let (life, (input, output)) = Server::spawn(command)?;
+        ServerEnd::spawn(command, super::Options::new(Vec::new()).exit_grace)
+    }
+
+    /// Starts `command` on pipes, under a warden that ends its whole tree
+    /// (TERM, then KILL after `grace`) when told to or when the proxy ends.
+    pub fn spawn(command: &[String], grace: std::time::Duration) -> Result<ServerEnd, ProxyError> {
+        let (life, (input, output)) = Server::spawn(command, grace)?;
         stdio::widen(output.as_fd());
         Ok(ServerEnd {
             input: Box::new(input),
@@ -86,7 +94,7 @@ impl ServerEnd {
 /// when a signal ended it), which the proxy should exit with.
 pub async fn run(options: Options) -> Result<i32, ProxyError> {
     let ends = Ends {
-        server: ServerEnd::command(&options.command)?,
+        server: ServerEnd::spawn(&options.command, options.exit_grace)?,
         stop: stop_on_signals()?,
         host_input: stdio::host_input(),
         host_output: stdio::host_output(),
@@ -95,8 +103,9 @@ pub async fn run(options: Options) -> Result<i32, ProxyError> {
 }
 
 /// Resolves on TERM, HUP or INT: a host that stops the proxy with a
-/// signal gets the same orderly end as one that closes its input, so the
-/// server is not left behind.
+/// signal has its forms withdrawn and the server's tree ended at once
+/// (hosts send KILL soon after: Claude Code half a second later), not
+/// after the grace period a host that merely closes its input gives.
 pub fn stop_on_signals() -> Result<Stop, ProxyError> {
     let install = |kind| {
         signal(kind).map_err(|source| ProxyError::Io {
@@ -116,7 +125,7 @@ pub fn stop_on_signals() -> Result<Stop, ProxyError> {
     }))
 }
 
-/// What ends a relay as if the host had left.
+/// What ends a relay as if the host had left, and its server at once.
 pub type Stop = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// Runs one relay between `ends` until the server has ended; returns its
@@ -140,17 +149,22 @@ pub async fn run_with(options: Options, ends: Ends) -> Result<i32, ProxyError> {
     let (server_tx, server_rx) = mpsc::unbounded_channel();
     let (host_backlog, server_backlog) = (Arc::new(Backlog::default()), Arc::new(Backlog::default()));
     let buffers = Buffers::default();
+    // The host's output failing (EPIPE: the host closed it) means nobody
+    // receives anything any more: the host has left.
+    let host_broke = Cancel::new();
     let host_writer = tokio::spawn(write_lines(
         host_output,
         host_rx,
         host_backlog.clone(),
         buffers.clone(),
+        host_broke.clone(),
     ));
     let server_writer = tokio::spawn(write_lines(
         server_input,
         server_rx,
         server_backlog.clone(),
         buffers.clone(),
+        Cancel::new(),
     ));
     let ctx = Ctx {
         outbox: Outbox::new(
@@ -205,27 +219,35 @@ pub async fn run_with(options: Options, ends: Ends) -> Result<i32, ProxyError> {
                     }
                 }
             },
-            () = &mut stop, if host_open => host_left = true,
+            () = &mut stop, if host_open => {
+                host_left = true;
+                if ending < Ending::Terminated {
+                    server.terminate();
+                    ending = Ending::Terminated;
+                    timer.as_mut().reset(Instant::now() + grace);
+                }
+            }
+            () = host_broke.cancelled(), if host_open => host_left = true,
             exited = server.exited(), if status.is_none() => {
                 status = Some(exited?);
                 // The command the host started is gone; what it started
                 // goes with it.
                 if ending < Ending::Terminated {
-                    server.signal(Signal::TERM);
+                    server.terminate();
                     ending = Ending::Terminated;
                     timer.as_mut().reset(Instant::now() + grace);
                 }
             }
             () = &mut timer, if ending != Ending::Running => match ending {
                 Ending::Closing => {
-                    eprintln!("elicit proxy: the server did not exit after its input closed; terminating it");
-                    server.signal(Signal::TERM);
+                    say!("elicit proxy: the server did not exit after its input closed; terminating it");
+                    server.terminate();
                     ending = Ending::Terminated;
                     timer.as_mut().reset(Instant::now() + grace);
                 }
                 Ending::Terminated => {
-                    eprintln!("elicit proxy: the server did not exit on TERM; killing it");
-                    server.signal(Signal::KILL);
+                    say!("elicit proxy: the server did not exit on TERM; killing it");
+                    server.kill();
                     ending = Ending::Killed;
                     timer.as_mut().reset(Instant::now() + grace);
                 }
@@ -323,6 +345,7 @@ async fn write_lines(
     mut lines: mpsc::UnboundedReceiver<Out>,
     backlog: Arc<Backlog>,
     buffers: Buffers,
+    broke: Cancel,
 ) {
     let mut open = true;
     let mut batch: Vec<Vec<u8>> = Vec::new();
@@ -351,6 +374,7 @@ async fn write_lines(
         }
         backlog.drained(bytes);
         if written.is_err() || sink.flush().await.is_err() {
+            broke.cancel();
             break;
         }
     }

@@ -3,64 +3,106 @@
 //! Hosts start servers through launchers (`npx`, `uvx`, `sh -c`,
 //! `docker run`): the proxy's child is often not the server itself, and
 //! killing only the child leaves the real server running, holding the
-//! pipe whose end the proxy waits for. So the child starts a process group
-//! of its own, and every signal goes to the whole group.
+//! pipe whose end the proxy waits for. So the server runs under a
+//! [`warden`](super::warden), which ends the whole tree on the proxy's
+//! orders and when the proxy itself is gone, however it ended. A binary
+//! without a warden (a test harness) starts the server in a process group
+//! of its own and signals the group.
 
+use std::os::fd::OwnedFd;
 use std::process::{ExitStatus, Stdio};
+use std::sync::OnceLock;
 use std::time::Duration;
 
-use rustix::process::{Pid, Signal};
-use tokio::process::{ChildStdin, ChildStdout, Command};
+use rustix::process::{Pid, PidfdFlags, Signal};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::oneshot;
 
-use super::ProxyError;
+use super::{ProxyError, procfs, verify, warden};
+use crate::say;
 
 /// How often [`Server::reap_group`] looks whether the group is empty: the
 /// kernel tells a parent when its child ends, not when a group does.
 const GROUP_POLL: Duration = Duration::from_millis(20);
 
-/// The running server: its group and, once it ended, the leader's status.
+/// The running server: who ends it and, once it ended, its status.
 #[derive(Debug)]
 pub struct Server {
-    group: Option<Pid>,
+    control: Control,
     exited: oneshot::Receiver<std::io::Result<ExitStatus>>,
+}
+
+/// Whom a signal for the server goes to.
+#[derive(Debug)]
+enum Control {
+    /// The warden, through a pidfd (which cannot reach a reused pid); it
+    /// has exited once the whole tree is gone.
+    Warden(OwnedFd),
+    /// The server's own process group, led by the command the proxy
+    /// started (no warden in this binary).
+    Group(Pid),
+    /// A server reached through a transport: signals go nowhere.
+    Remote,
 }
 
 /// The server's pipes: what the proxy writes to it and reads from it.
 pub type Pipes = (ChildStdin, ChildStdout);
 
 impl Server {
-    /// Starts `command` in a new process group, with piped stdin and
-    /// stdout and the proxy's stderr.
-    pub fn spawn(command: &[String]) -> Result<(Server, Pipes), ProxyError> {
+    /// Starts `command` with piped stdin and stdout and the proxy's
+    /// stderr, under a warden when this binary has one; `grace` is how long
+    /// the tree may take to end on TERM before KILL.
+    pub fn spawn(command: &[String], grace: Duration) -> Result<(Server, Pipes), ProxyError> {
         let Some(program) = command.first() else {
             return Err(ProxyError::NoCommand);
         };
-        let mut child = Command::new(program)
-            .args(&command[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            // Its own group, led by the child: the group id is its pid.
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|source| ProxyError::Spawn {
-                command: program.clone(),
-                source,
-            })?;
+        let spawn_error = |source| ProxyError::Spawn {
+            command: program.clone(),
+            source,
+        };
+        let wardened = warden::available() && pidfds_work();
+        let mut child = if wardened {
+            // The warden starts the program: a missing one is reported
+            // here, as the proxy's own error, rather than as its exit code.
+            if verify::resolve_executable(program).is_none() {
+                return Err(spawn_error(std::io::ErrorKind::NotFound.into()));
+            }
+            Command::new("/proc/self/exe")
+                .arg0("elicit-proxy-warden")
+                .args(warden::arguments(grace, command))
+                .process_group(0)
+                .pipes()
+                .spawn()
+                .map_err(spawn_error)?
+        } else {
+            Command::new(program)
+                .args(&command[1..])
+                // Its own group, led by the child: the group id is its pid.
+                .process_group(0)
+                .kill_on_drop(true)
+                .pipes()
+                .spawn()
+                .map_err(spawn_error)?
+        };
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(ProxyError::Io {
                 what: "the server's pipes",
                 source: std::io::Error::other("not captured"),
             });
         };
-        let group = child.id().and_then(|pid| Pid::from_raw(pid as i32));
+        let pid = child.id().and_then(|pid| Pid::from_raw(pid as i32));
+        let control = match pid {
+            Some(pid) if wardened => match rustix::process::pidfd_open(pid, PidfdFlags::empty()) {
+                Ok(fd) => Control::Warden(fd),
+                // Not reaped yet, so the pid is still the warden's.
+                Err(_) => Control::Group(pid),
+            },
+            Some(pid) => Control::Group(pid),
+            None => Control::Remote,
+        };
         let (status, exited) = oneshot::channel();
-        tokio::spawn(async move {
-            let _ = status.send(child.wait().await);
-        });
-        Ok((Server { group, exited }, (stdin, stdout)))
+        tokio::spawn(wait(child, status));
+        Ok((Server { control, exited }, (stdin, stdout)))
     }
 
     /// A server the proxy reaches through a transport of its own (HTTP)
@@ -69,11 +111,17 @@ impl Server {
     /// [`Ended`].
     pub fn remote() -> (Server, Ended) {
         let (status, exited) = oneshot::channel();
-        (Server { group: None, exited }, Ended(status))
+        (
+            Server {
+                control: Control::Remote,
+                exited,
+            },
+            Ended(status),
+        )
     }
 
-    /// Resolves when the group's leader (the command the proxy started)
-    /// has exited; call again only before it resolved.
+    /// Resolves when the server has exited (under a warden: its whole
+    /// tree); call again only before it resolved.
     pub async fn exited(&mut self) -> Result<ExitStatus, ProxyError> {
         match (&mut self.exited).await {
             Ok(Ok(status)) => Ok(status),
@@ -88,34 +136,49 @@ impl Server {
         }
     }
 
-    /// Sends `signal` to every process of the group; a group already empty
-    /// is not an error.
-    pub fn signal(&self, signal: Signal) {
-        if let Some(group) = self.group
-            && let Err(error) = rustix::process::kill_process_group(group, signal)
+    /// Ends the server's tree: TERM now, KILL after the grace period (the
+    /// warden's own escalation; without one, the relay's).
+    pub fn terminate(&self) {
+        self.signal(Signal::TERM);
+    }
+
+    /// KILLs the server's tree now.
+    pub fn kill(&self) {
+        self.signal(Signal::KILL);
+    }
+
+    /// Sends `signal` to every process of the tree (the warden's orders:
+    /// TERM, and USR1 for KILL); a tree already gone is not an error.
+    fn signal(&self, signal: Signal) {
+        let sent = match &self.control {
+            Control::Warden(fd) => {
+                let order = if signal == Signal::KILL {
+                    Signal::USR1
+                } else {
+                    signal
+                };
+                rustix::process::pidfd_send_signal(fd, order)
+            }
+            Control::Group(group) => rustix::process::kill_process_group(*group, signal),
+            Control::Remote => Ok(()),
+        };
+        if let Err(error) = sent
             && error != rustix::io::Errno::SRCH
         {
-            tracing::warn!(%error, ?signal, "could not signal the server's process group");
+            tracing::warn!(%error, ?signal, "could not signal the server's processes");
         }
     }
 
-    /// True while some live process of the group exists. A zombie does
+    /// True while some live process of the group exists (without a warden;
+    /// with one, the tree is gone once the warden exited). A zombie does
     /// not count: where the init process does not reap orphans (some
     /// containers), it would otherwise keep the group "alive" for ever.
     pub fn group_alive(&self) -> bool {
-        let Some(group) = self.group else { return false };
-        if rustix::process::test_kill_process_group(group).is_err() {
+        let Control::Group(group) = self.control else {
             return false;
-        }
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return true;
         };
-        entries.flatten().any(|entry| {
-            std::fs::read_to_string(entry.path().join("stat"))
-                .ok()
-                .and_then(|stat| live_group_of(&stat))
-                == Some(group.as_raw_nonzero().get())
-        })
+        rustix::process::test_kill_process_group(group).is_ok()
+            && procfs::group_alive(group.as_raw_nonzero().get())
     }
 
     /// Ends whatever is left of the group: TERM, then KILL after `grace`.
@@ -131,10 +194,43 @@ impl Server {
         })
         .await;
         if gone.is_err() {
-            eprintln!("elicit proxy: processes the server started did not end on TERM; killing them");
+            say!("elicit proxy: processes the server started did not end on TERM; killing them");
             self.signal(Signal::KILL);
         }
     }
+}
+
+impl Drop for Server {
+    /// A relay that ends before its server (an `elicit serve` session
+    /// dropped) ends the tree rather than leaving it behind.
+    fn drop(&mut self) {
+        if let Control::Warden(_) = self.control {
+            self.terminate();
+        }
+    }
+}
+
+/// Piped stdin and stdout, the proxy's stderr.
+trait Piped {
+    fn pipes(&mut self) -> &mut Self;
+}
+
+impl Piped for Command {
+    fn pipes(&mut self) -> &mut Self {
+        self.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+    }
+}
+
+async fn wait(mut child: Child, status: oneshot::Sender<std::io::Result<ExitStatus>>) {
+    let _ = status.send(child.wait().await);
+}
+
+/// Whether pidfds work here (Linux 5.3 and later): the warden needs them.
+fn pidfds_work() -> bool {
+    static WORK: OnceLock<bool> = OnceLock::new();
+    *WORK.get_or_init(|| rustix::process::pidfd_open(rustix::process::getpid(), PidfdFlags::empty()).is_ok())
 }
 
 /// How a transport tells its relay that the server it stands for ended.
@@ -146,29 +242,5 @@ impl Ended {
     pub fn with_code(self, code: u8) {
         use std::os::unix::process::ExitStatusExt;
         let _ = self.0.send(Ok(ExitStatus::from_raw(i32::from(code) << 8)));
-    }
-}
-
-/// The process group of a `/proc/PID/stat` line, unless the process is a
-/// zombie (or dead). The command name may hold spaces and parentheses, so
-/// the fields are read after its last `)`: state, ppid, pgrp.
-fn live_group_of(stat: &str) -> Option<i32> {
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let mut fields = rest.split_whitespace();
-    let state = fields.next()?;
-    if matches!(state, "Z" | "X" | "x") {
-        return None;
-    }
-    fields.nth(1)?.parse().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::live_group_of;
-
-    #[test]
-    fn the_group_is_read_after_the_command_name() {
-        assert_eq!(live_group_of("42 (a) b) c) S 1 77 77 0"), Some(77));
-        assert_eq!(live_group_of("42 (node) Z 1 77 77 0"), None);
     }
 }

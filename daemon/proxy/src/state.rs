@@ -11,6 +11,8 @@ use super::broker::Broker;
 use super::cancel::Cancel;
 use super::caps::HostCaps;
 use super::outbox::Outbox;
+use super::owner::Owner;
+use super::tasks::Tasks;
 
 /// A host request the server has not answered yet.
 #[derive(Debug, Clone)]
@@ -32,6 +34,11 @@ pub struct ServerElicitation {
     /// The host answers it (`--prefer host` or the no-broker fallback), so
     /// the server's notifications about it go to the host too.
     pub forwarded: bool,
+    /// The host request or task it serves, when the proxy can tell.
+    pub owner: Option<Owner>,
+    /// Withdrawn because the host cancelled its owner: the server, which
+    /// may not honour that cancellation, gets `cancel` as the answer.
+    pub by_host: bool,
 }
 
 /// The relay's memory.
@@ -52,6 +59,8 @@ pub struct State {
     /// `elicitationId`s of URL elicitations the proxy answered: their
     /// `notifications/elicitation/complete` is not the host's business.
     pub handled_url_ids: HashSet<String>,
+    /// The tasks the proxy serves for task-augmented elicitations.
+    pub tasks: Tasks,
 }
 
 /// RFC 5424 severities as MCP names them, least severe first.
@@ -117,6 +126,25 @@ impl Ctx {
         }
         for elicitation in state.server_elicitations.values() {
             elicitation.cancel.cancel();
+        }
+        state.tasks.cancel_all();
+    }
+
+    /// The host cancelled `owner` (`notifications/cancelled` for a request,
+    /// `tasks/cancel` for a task): its keep-alive stops, and every form
+    /// only it was waiting on is withdrawn (reason `cancelled`).
+    pub fn host_cancelled(&self, owner: &Owner) {
+        let mut state = self.state();
+        if let Owner::Request(key) = owner
+            && let Some(request) = state.host_requests.remove(key)
+        {
+            request.cancel.cancel();
+        }
+        for elicitation in state.server_elicitations.values_mut() {
+            if !elicitation.forwarded && elicitation.owner.as_ref() == Some(owner) {
+                elicitation.by_host = true;
+                elicitation.cancel.cancel();
+            }
         }
     }
 

@@ -322,11 +322,12 @@ impl Broker {
         self.store.write_soon(batch);
     }
 
-    /// The owner withdraws a form (the server cancelled it).
+    /// The owner withdraws a form (the server, or the host it serves,
+    /// cancelled it): reason `cancelled`, as front-ends show it.
     pub async fn close_form(self: &Arc<Self>, caller: &Caller, id: u64) -> Result<(), Error> {
         let session = self.session_of_form(id)?;
         self.check_owner(caller, &session)?;
-        self.drop_form(id, "closed").await
+        self.drop_form(id, "cancelled").await
     }
 
     /// The session a form belongs to.

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use elicit_proto::Error;
-use elicit_proto::dbus::Dict;
+use elicit_proto::dbus::{Dict, OriginDict};
 use zbus::Connection;
 use zbus::names::UniqueName;
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use elicit_proto::Error;
-use elicit_proto::dbus::{Dict, Origin, dict_str};
+use elicit_proto::dbus::{Dict, Origin, OriginDict, dict_str};
 use zbus::message::Header;
 use zbus::object_server::SignalEmitter;
 use zbus::zvariant::{ObjectPath, OwnedObjectPath};

@@ -2,7 +2,7 @@
 //! as it sent them, or a translated stand-in where it gave none.
 
 use elicit_i18n::tr;
-use elicit_proto::dbus::Origin;
+use elicit_mcp::Origin;
 
 /// The server's name (`elicit ask --server`, an MCP server's own name).
 pub fn server_name(origin: &Origin) -> String {

@@ -1,6 +1,6 @@
 //! The daemon's per-field errors, as they arrive over D-Bus.
 
-use elicit_proto::FieldError;
+use elicit_mcp::FieldError;
 
 /// Reads the text of a `dev.elicitd.Error.InvalidAnswer` reply: a JSON
 /// array of `{"field", "message"}` objects. Text that is not such an array

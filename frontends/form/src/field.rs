@@ -1,6 +1,6 @@
 //! One field's edit state: what the user has entered, and what it means.
 
-use elicit_proto::{Field, FieldKind};
+use elicit_mcp::{Field, FieldKind};
 use serde_json::{Number, Value};
 
 use crate::hint::kind_hint;
@@ -13,7 +13,7 @@ pub enum Input {
     Text(TextInput),
     /// A checkbox; `None` until answered (sent as no value at all).
     Toggle(Option<bool>),
-    /// A single select: the index of the chosen [`elicit_proto::Choice`].
+    /// A single select: the index of the chosen [`elicit_mcp::Choice`].
     Choice(Option<usize>),
     /// A multi select.
     Multi(MultiInput),

@@ -1,7 +1,7 @@
 //! Short hints of what a field wants, shown beside its input.
 
 use elicit_i18n::{fill, tr, trn};
-use elicit_proto::FieldKind;
+use elicit_mcp::FieldKind;
 
 /// A short hint of what to enter: the format to type, the allowed range
 /// or length, the number of items to pick. `None` when the input says it
@@ -72,7 +72,7 @@ fn range<T: PartialEq + std::fmt::Display>(min: Option<T>, max: Option<T>) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
-    use elicit_proto::TextFormat;
+    use elicit_mcp::TextFormat;
 
     #[test]
     fn hints_name_format_and_bounds() {

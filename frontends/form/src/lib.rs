@@ -1,14 +1,14 @@
 //! `elicit-form`: the form model every elicitd front-end renders.
 //!
-//! A front-end builds a [`FormModel`] from the [`elicit_proto::Form`] of a
+//! A front-end builds a [`FormModel`] from the [`elicit_mcp::Form`] of a
 //! presented request, draws each [`FieldState`] by its [`Input`], feeds the
 //! user's edits back through the model's methods and, when the user
-//! answers, sends the [`elicit_proto::Answer`] the model produced.
+//! answers, sends the [`elicit_mcp::Answer`] the model produced.
 //!
 //! The model owns everything that is not drawing: the text being typed and
 //! its cursor, parsing that text into a JSON value, defaults, required
 //! markers, the error of each field (checked with proto's own
-//! [`elicit_proto::validate_answer`], so a front-end never disagrees with
+//! [`elicit_mcp::validate_answer`], so a front-end never disagrees with
 //! the daemon), when an error should be shown, and the daemon's per-field
 //! errors merged back in. [`UrlView`] does the same for URL mode: the parts
 //! of the URL to highlight and the warnings to show.

@@ -1,6 +1,6 @@
 //! The form model: every field's state, focus, validation and the answer.
 
-use elicit_proto::{
+use elicit_mcp::{
     Answer, Elicitation, ElicitationAction, FieldError, FieldKind, Form, Limits, Mode, validate_answer,
 };
 use serde_json::{Map, Value};

@@ -1,6 +1,6 @@
 //! A presented request, read for display: its message and what it asks for.
 
-use elicit_proto::{Elicitation, Limits};
+use elicit_mcp::{Elicitation, Limits};
 
 use crate::{FormModel, UrlView};
 

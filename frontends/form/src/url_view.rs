@@ -4,7 +4,7 @@ use std::fmt;
 
 use elicit_i18n::{fill, tr};
 
-use elicit_proto::{Elicitation, Mode};
+use elicit_mcp::{Elicitation, Mode};
 
 /// A URL split for display: the host is what the user must check, so a
 /// front-end highlights it between the scheme and the rest.

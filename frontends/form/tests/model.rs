@@ -2,7 +2,7 @@
 //! choices, the daemon's errors, and what is sent.
 
 use elicit_form::{FormModel, Input};
-use elicit_proto::{Elicitation, ElicitationAction, FieldError, Limits};
+use elicit_mcp::{Elicitation, ElicitationAction, FieldError, Limits};
 use serde_json::json;
 
 fn model(schema: serde_json::Value) -> FormModel {

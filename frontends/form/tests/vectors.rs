@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use elicit_form::{FormModel, Input, UrlView};
-use elicit_proto::{Answer, Elicitation, ElicitationAction, FieldKind, Limits, validate_answer};
+use elicit_mcp::{Answer, Elicitation, ElicitationAction, FieldKind, Limits, validate_answer};
 use serde_json::Value;
 
 fn vectors_dir() -> PathBuf {

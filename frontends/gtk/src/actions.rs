@@ -91,13 +91,14 @@ impl Ui {
 
     /// Hands `command` to the bus side and marks its form as being sent.
     pub(crate) fn send(self: &Rc<Self>, command: Command) {
-        let (Command::Answer { form, .. } | Command::OpenUrl { form, .. }) = &command;
-        let form = form.clone();
+        let form = command.form().map(str::to_owned);
         if self.commands.try_send(command).is_err() {
             // The bus side has ended; the fatal event says why.
             return;
         }
-        self.state.borrow_mut().sending(&form);
+        if let Some(form) = form {
+            self.state.borrow_mut().sending(&form);
+        }
         self.render();
     }
 

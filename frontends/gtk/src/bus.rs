@@ -8,7 +8,7 @@ use async_channel::{Receiver, Sender};
 use elicit_link::{Link, LinkEvent, Profile};
 use elicit_proto::{Answer, ElicitationAction, Error};
 
-pub use elicit_link::ShowRequest;
+pub use elicit_link::{Command, ShowRequest};
 
 use crate::opener;
 
@@ -40,29 +40,6 @@ pub enum BusEvent {
     PreferDark(bool),
     /// The bus cannot be used at all: the program must end.
     Fatal(String),
-}
-
-/// What the window asks the bus side to do.
-#[derive(Debug, Clone)]
-pub enum Command {
-    /// Send `answer` for `form`.
-    Answer {
-        /// The form id.
-        form: String,
-        /// Its presentation token.
-        token: String,
-        /// The answer.
-        answer: Answer,
-    },
-    /// The user clicked "Open in browser": open `url`, then accept.
-    OpenUrl {
-        /// The form id.
-        form: String,
-        /// Its presentation token.
-        token: String,
-        /// The URL, exactly as the request gave it.
-        url: String,
-    },
 }
 
 /// Why an answer did not reach the broker.
@@ -104,6 +81,9 @@ pub async fn serve(
         }
     };
     while let Ok(command) = commands.recv().await {
+        if matches!(command, Command::Quit) {
+            break;
+        }
         let link = link.clone();
         let events = events.clone();
         let opener = opener.clone();
@@ -128,6 +108,8 @@ pub async fn serve(
                     };
                     (form, ElicitationAction::Accept, result)
                 }
+                // Ended the loop above.
+                Command::Quit => return,
             };
             let _ = events.send(BusEvent::Answered { form, action, result }).await;
         });

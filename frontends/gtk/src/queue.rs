@@ -4,87 +4,22 @@
 use std::collections::HashMap;
 
 pub use elicit_form::Body;
-use elicit_form::{FormModel, read_request};
 use elicit_i18n::{fill, tr};
+pub use elicit_link::Entry;
 use elicit_proto::Error;
-use elicit_proto::dbus::Origin;
 
 use crate::bus::{AnswerError, ShowRequest};
 use crate::reasons::withdrawn_notice;
 
-/// A form the broker presented here.
-#[derive(Debug, Clone)]
-pub struct Entry {
-    /// The broker's form id.
-    pub form: String,
-    /// The presentation token.
-    pub token: String,
-    /// Who asks.
-    pub origin: Origin,
-    /// The asking session.
-    pub session: String,
-    /// What the server says to the user.
-    pub message: String,
-    /// What it asks for.
-    pub body: Body,
-    /// An answer is on its way to the broker: input waits.
-    pub sending: bool,
-    /// A line about this form (a refused answer, a browser that failed).
-    pub status: Option<String>,
-}
-
-impl Entry {
-    /// The entry for a `Show` call.
-    pub fn new(show: ShowRequest) -> Self {
-        let (message, body) = read_request(&show.request_json);
-        Entry {
-            form: show.form,
-            token: show.token,
-            origin: show.origin,
-            session: show.session,
-            message,
-            body,
-            sending: false,
-            status: None,
-        }
-    }
-
-    /// The server's name, for headings: as the asker sent it.
-    pub fn server(&self) -> String {
-        elicit_form::server_name(&self.origin)
-    }
-
-    /// The host's (agent's) name, for headings: as the asker sent it.
-    pub fn host(&self) -> String {
-        elicit_form::host_name(&self.origin)
-    }
-
-    /// The window title: who asks, for whom.
-    pub fn title(&self) -> String {
-        let template = match (&self.origin.server, self.origin.remote) {
-            (Some(_), false) => tr("{server} asks, for {host}"),
-            (Some(_), true) => tr("{server} asks, for {host} (remote machine)"),
-            (None, false) => tr("An unnamed server asks, for {host}"),
-            (None, true) => tr("An unnamed server asks, for {host} (remote machine)"),
-        };
-        fill(&template, &[("server", &self.server()), ("host", &self.host())])
-    }
-
-    /// The form model, in form mode.
-    pub fn model(&self) -> Option<&FormModel> {
-        match &self.body {
-            Body::Form(model) => Some(model),
-            _ => None,
-        }
-    }
-
-    /// The form model to edit, in form mode.
-    pub fn model_mut(&mut self) -> Option<&mut FormModel> {
-        match &mut self.body {
-            Body::Form(model) => Some(model),
-            _ => None,
-        }
-    }
+/// The window title: who asks, for whom.
+pub fn title(entry: &Entry) -> String {
+    let template = match (&entry.origin.server, entry.origin.remote) {
+        (Some(_), false) => tr("{server} asks, for {host}"),
+        (Some(_), true) => tr("{server} asks, for {host} (remote machine)"),
+        (None, false) => tr("An unnamed server asks, for {host}"),
+        (None, true) => tr("An unnamed server asks, for {host} (remote machine)"),
+    };
+    fill(&template, &[("server", &entry.server()), ("host", &entry.host())])
 }
 
 /// Every form presented here; the window shows the first.
@@ -230,6 +165,7 @@ impl Queue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use elicit_proto::Origin;
 
     fn show(form: &str, json: &str) -> ShowRequest {
         ShowRequest {
@@ -258,7 +194,7 @@ mod tests {
         queue.show(show("2", URL));
         assert_eq!(queue.current().map(|e| e.form.as_str()), Some("1"));
         assert_eq!(
-            queue.current().map(Entry::title).as_deref(),
+            queue.current().map(title).as_deref(),
             Some("server1 asks, for agent")
         );
         queue.set_backlog(HashMap::from([("s1".to_owned(), 2)]));

@@ -242,7 +242,7 @@ impl Ui {
             match state.current() {
                 Some(entry) => {
                     self.stop_notice_timer();
-                    let title = entry.title();
+                    let title = crate::queue::title(entry);
                     self.window.set_title(Some(&title));
                     self.title.set_text(&title);
                     let icon = entry.origin.icon_name();

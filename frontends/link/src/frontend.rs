@@ -1,6 +1,6 @@
 //! The `dev.elicitd.Frontend1` interface as a front-end implements it.
 
-use elicit_proto::dbus::{Dict, Origin, dict_str, dict_u64};
+use elicit_proto::dbus::{Dict, Origin, OriginDict, dict_str, dict_u64};
 
 use crate::ShuttingDown;
 

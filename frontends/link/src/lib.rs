@@ -16,11 +16,15 @@
 //! * answers go out with the action's bus word ([`elicit_proto::Action`]);
 //! * [`Forward`] turns the two traits into [`LinkEvent`]s for a front-end
 //!   that takes everything on one channel;
+//! * [`Entry`] keeps a presented form for the user interface, and
+//!   [`Command`] carries what the user decided back to the bus side;
 //! * [`BusArgs`], [`DocsArgs`] and [`startup`] hold the options and the few lines
 //!   every front-end's `main` shares.
 
 mod args;
 mod backlog;
+mod command;
+mod entry;
 mod error;
 mod events;
 mod frontend;
@@ -32,6 +36,8 @@ pub mod startup;
 
 pub use args::{BusArgs, DocsArgs, parse};
 pub use backlog::backlog;
+pub use command::Command;
+pub use entry::Entry;
 pub use error::{LinkError, ShuttingDown};
 pub use events::{Forward, LinkEvent};
 pub use frontend::{Frontend, ShowRequest};

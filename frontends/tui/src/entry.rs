@@ -1,78 +1,22 @@
-//! One presented form, as the user interface keeps it.
+//! One presented form, as the user interface keeps it ([`Entry`], shared
+//! with the other front-ends), and the words the terminal shows about it.
 
 pub use elicit_form::Body;
-use elicit_form::read_request;
 use elicit_i18n::{fill, tr};
-use elicit_proto::dbus::Origin;
+pub use elicit_link::Entry;
 
-use crate::bus::ShowRequest;
-
-/// A form the broker presented here.
-#[derive(Debug, Clone)]
-pub struct Entry {
-    /// The broker's form id.
-    pub form: String,
-    /// The presentation token.
-    pub token: String,
-    /// Who asks.
-    pub origin: Origin,
-    /// The asking session.
-    pub session: String,
-    /// When it was queued (ms since the epoch).
-    pub queued_at_ms: u64,
-    /// When it times out (ms since the epoch), 0 for never.
-    pub deadline_ms: u64,
-    /// What the server says to the user.
-    pub message: String,
-    /// What it asks for.
-    pub body: Body,
-    /// An answer is on its way to the broker: input waits.
-    pub sending: bool,
-    /// A line about this form (a failed answer, a failed browser).
-    pub status: Option<String>,
-}
-
-impl Entry {
-    /// The entry for a `Show` call.
-    pub fn new(show: ShowRequest) -> Self {
-        let (message, body) = read_request(&show.request_json);
-        Entry {
-            form: show.form,
-            token: show.token,
-            origin: show.origin,
-            session: show.session,
-            queued_at_ms: show.queued_at_ms,
-            deadline_ms: show.deadline_ms,
-            message,
-            body,
-            sending: false,
-            status: None,
-        }
-    }
-
-    /// The server's name, for headings: as the asker sent it.
-    pub fn server(&self) -> String {
-        elicit_form::server_name(&self.origin)
-    }
-
-    /// The host's (agent's) name, for headings: as the asker sent it.
-    pub fn host(&self) -> String {
-        elicit_form::host_name(&self.origin)
-    }
-
-    /// "SERVER asks, for HOST[, in CWD]": who asks, for a heading.
-    pub fn heading(&self) -> String {
-        let (server, host) = (self.server(), self.host());
-        match &self.origin.cwd {
-            Some(cwd) => fill(
-                &tr("{server} asks, for {host}, in {cwd}"),
-                &[("server", &server), ("host", &host), ("cwd", cwd)],
-            ),
-            None => fill(
-                &tr("{server} asks, for {host}"),
-                &[("server", &server), ("host", &host)],
-            ),
-        }
+/// "SERVER asks, for HOST[, in CWD]": who asks, for a heading.
+pub fn heading(entry: &Entry) -> String {
+    let (server, host) = (entry.server(), entry.host());
+    match &entry.origin.cwd {
+        Some(cwd) => fill(
+            &tr("{server} asks, for {host}, in {cwd}"),
+            &[("server", &server), ("host", &host), ("cwd", cwd)],
+        ),
+        None => fill(
+            &tr("{server} asks, for {host}"),
+            &[("server", &server), ("host", &host)],
+        ),
     }
 }
 

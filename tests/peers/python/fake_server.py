@@ -14,6 +14,10 @@ import sys
 import time
 
 STUBBORN = "--stubborn" in sys.argv
+if STUBBORN:
+    # Ignores TERM from the start, as a server stuck in a system call may:
+    # only KILL ends it (the proxy sends TERM at once when it is signalled).
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def send(message):
@@ -39,6 +43,10 @@ BAD_FORM = {
 }
 
 
+# Calls of `ask_and_wait` waiting for their form, by the form's id.
+WAITING = {}
+
+
 def on_call(request):
     name = request["params"]["name"]
     rid = request["id"]
@@ -54,6 +62,18 @@ def on_call(request):
         # The form given in the arguments, as the server's own request.
         params = request["params"]["arguments"]["params"]
         send({"jsonrpc": "2.0", "id": "e-" + str(rid), "method": "elicitation/create", "params": params})
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
+    elif name == "ask_and_wait":
+        # Answers the call only once the form is answered, as a real tool
+        # does; the host's cancellation of the call is ignored, as a
+        # server may, so that only the proxy can withdraw the form.
+        WAITING["e-" + str(rid)] = rid
+        send({"jsonrpc": "2.0", "id": "e-" + str(rid), "method": "elicitation/create", "params": GOOD_FORM})
+    elif name == "send":
+        # Sends the message given in the arguments as the server's own (a
+        # task-augmented elicitation, tasks/get, tasks/cancel…); the
+        # answer comes back as `test/got`.
+        send(request["params"]["arguments"]["message"])
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": []}})
     elif name == "ask":
         send({"jsonrpc": "2.0", "id": "e-" + str(rid), "method": "elicitation/create", "params": GOOD_FORM})
@@ -96,14 +116,14 @@ for line in sys.stdin:
         continue
     if "method" not in message:
         send({"jsonrpc": "2.0", "method": "test/got", "params": {"line": message}})
+        call = WAITING.pop(message.get("id"), None)
+        if call is not None:
+            text = json.dumps(message.get("result"), sort_keys=True)
+            send({"jsonrpc": "2.0", "id": call, "result": {"content": [{"type": "text", "text": text}]}})
     elif message.get("method") == "ping" and "id" in message:
         send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
     elif message.get("method") == "tools/call":
         on_call(message)
 
-if STUBBORN:
-    # Ignores TERM too, as a server stuck in a system call may: only KILL
-    # ends it.
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 while STUBBORN:
     time.sleep(3600)

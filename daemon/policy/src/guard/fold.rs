@@ -28,6 +28,9 @@ pub(crate) struct Word {
     /// The confusable skeleton with case kept, for the few terms that count
     /// only in capitals ("PIN", not the verb "pin").
     pub shape: String,
+    /// Whether the word was written in digits (the skeleton makes `1` an
+    /// `l`, so the folded form no longer says).
+    pub number: bool,
 }
 
 /// A folded text: its words, and all of them run together (for scripts
@@ -70,9 +73,28 @@ pub(crate) fn fold(text: &str) -> Folded {
         folded.words.push(Word {
             folded: folded_word,
             shape,
+            number: word.chars().all(|c| c.is_ascii_digit()),
         });
     }
     folded
+}
+
+/// Folds a field's identifier, where letters and digits also part words:
+/// `PIN1` is the PIN's first digit, `password2` a second password.
+pub(crate) fn fold_identifier(text: &str) -> Folded {
+    let mut spaced = String::with_capacity(text.len() + 4);
+    let mut prev: Option<char> = None;
+    for c in text.chars() {
+        let boundary = prev.is_some_and(|p| {
+            (p.is_alphabetic() && c.is_ascii_digit()) || (p.is_ascii_digit() && c.is_alphabetic())
+        });
+        if boundary {
+            spaced.push(' ');
+        }
+        spaced.push(c);
+        prev = Some(c);
+    }
+    fold(&spaced)
 }
 
 /// The folded form of a single word or phrase run together: how a term of
@@ -102,7 +124,9 @@ pub(crate) fn split(text: &str) -> Vec<String> {
     let mut word = String::new();
     let chars: Vec<char> = text.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
+        // Combining marks belong to their letter: the virama of Devanagari
+        // and Tamil is no letter, but splits no word.
+        if !c.is_alphanumeric() && !is_combining_mark(c) {
             flush(&mut word, &mut out);
             continue;
         }
@@ -178,6 +202,13 @@ mod tests {
 
     #[test]
     fn words_split_identifiers_and_sentences() {
+        assert_eq!(split("கடவுச்சொல்லை உள்ளிடவும்").len(), 2);
+        let pin: Vec<bool> = fold_identifier("PIN1")
+            .words
+            .into_iter()
+            .map(|w| w.number)
+            .collect();
+        assert_eq!(pin, [false, true]);
         assert_eq!(split("apiKey"), ["api", "Key"]);
         assert_eq!(split("API_KEY"), ["API", "KEY"]);
         assert_eq!(split("APIKey"), ["API", "Key"]);

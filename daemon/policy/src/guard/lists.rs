@@ -287,6 +287,16 @@ pub(super) const HARMLESS_AFTER: &[&str] = &[
     "política",
     "politica",
     "beleid",
+    "link",
+    "links",
+    "url",
+    "page",
+    // Italian "parola chiave" is a keyword; Turkish "parola" a password.
+    "chiave",
+    // Turkish: policy, hint, length.
+    "politikası",
+    "ipucu",
+    "uzunluğu",
 ];
 
 /// A word right before a term that does the same: "max tokens", "library
@@ -316,7 +326,48 @@ pub(super) const HARMLESS_BEFORE: &[&str] = &[
     "cached",
     "context",
     "reasoning",
+    // "Forgot password link", "lost password page".
+    "forgot",
+    "forgotten",
+    // Codes that shops and carriers send: "the discount code we emailed".
+    "discount",
+    "promo",
+    "promotional",
+    "coupon",
+    "voucher",
+    "referral",
+    "tracking",
+    "order",
+    // Passes that are tickets or rounds, in field names: `boarding_pass`.
+    "boarding",
+    "season",
+    "bus",
 ];
+
+/// Verbs after "to" that make a term the object of an action on secrets,
+/// not the secret: "Secrets to rotate", "Tokens to revoke".
+pub(super) const ACTIONS_AFTER_TO: &[&str] = &[
+    "rotate",
+    "revoke",
+    "delete",
+    "remove",
+    "renew",
+    "regenerate",
+    "refresh",
+    "list",
+    "show",
+    "export",
+    "sync",
+    "include",
+    "exclude",
+    "mount",
+    "expire",
+    "disable",
+];
+
+/// Words that name a secret only inside a field's identifier, where a
+/// programmer shortens: `db_pass`, `smtpPass`, `user_pword`.
+pub(super) const NAME_TERMS: &[&str] = &["pass", "pword", "passw", "pswd", "psw", "pwds", "secr"];
 
 /// "NAME for the … token", "length of your password": a mention that a
 /// preposition ties to one of these nouns is about the secret.
@@ -404,6 +455,9 @@ pub(super) const QUANTITY: &[(&str, &[&str])] = &[("how", &["long", "many", "muc
 /// What may follow or precede a run-together term harmlessly: its policy,
 /// hint, length, strength, count; at most so many tokens.
 pub(super) const RUN_TOGETHER_AFTER: &[&str] = &[
+    // 密码学: cryptography.
+    "学",
+    "學",
     "策略",
     "提示",
     "长度",

@@ -11,9 +11,11 @@ use std::sync::LazyLock;
 #[cfg(test)]
 use super::fold::fold;
 use super::fold::{Folded, Word, compact};
+use super::languages;
 use super::lists::{
-    CAPITALS, ENDINGS, HARMLESS_AFTER, HARMLESS_BEFORE, HEAD_REACH, HEADS, LINKING, MAX_WORDS, PARTICIPLES,
-    PREFIXES, PREPOSITIONS, QUANTITY, RUN_TOGETHER, RUN_TOGETHER_AFTER, RUN_TOGETHER_BEFORE, TERMS,
+    ACTIONS_AFTER_TO, CAPITALS, ENDINGS, HARMLESS_AFTER, HARMLESS_BEFORE, HEAD_REACH, HEADS, LINKING,
+    MAX_WORDS, NAME_TERMS, PARTICIPLES, PREFIXES, PREPOSITIONS, QUANTITY, RUN_TOGETHER, RUN_TOGETHER_AFTER,
+    RUN_TOGETHER_BEFORE, TERMS,
 };
 
 /// The folded lists.
@@ -31,16 +33,24 @@ pub(crate) struct Lexicon {
     quantity: Vec<(String, HashSet<String>)>,
     run_after: Vec<String>,
     run_before: Vec<String>,
+    actions: HashSet<String>,
+    name_terms: HashMap<String, &'static str>,
 }
 
 /// The lexicon, folded once.
 pub(crate) static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
     let set = |list: &[&str]| list.iter().map(|w| compact(w)).collect::<HashSet<_>>();
-    let pairs = |list: &[&'static str]| list.iter().map(|&w| (compact(w), w)).collect::<Vec<_>>();
+    let pairs = |lists: [&[&'static str]; 2]| {
+        lists
+            .into_iter()
+            .flatten()
+            .map(|&w| (compact(w), w))
+            .collect::<Vec<_>>()
+    };
     Lexicon {
-        terms: TERMS.iter().map(|&t| (compact(t), t)).collect(),
-        prefixes: pairs(PREFIXES),
-        run_together: pairs(RUN_TOGETHER),
+        terms: pairs([TERMS, languages::TERMS]).into_iter().collect(),
+        prefixes: pairs([PREFIXES, languages::PREFIXES]),
+        run_together: pairs([RUN_TOGETHER, languages::RUN_TOGETHER]),
         capitals: CAPITALS.iter().map(|&t| (super::fold::shape(t), t)).collect(),
         after: set(HARMLESS_AFTER),
         before: set(HARMLESS_BEFORE),
@@ -54,6 +64,8 @@ pub(crate) static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
             .collect(),
         run_after: RUN_TOGETHER_AFTER.iter().map(|w| compact(w)).collect(),
         run_before: RUN_TOGETHER_BEFORE.iter().map(|w| compact(w)).collect(),
+        actions: set(ACTIONS_AFTER_TO),
+        name_terms: NAME_TERMS.iter().map(|&t| (compact(t), t)).collect(),
     }
 });
 
@@ -61,8 +73,15 @@ impl Lexicon {
     /// The first term in `text` that asks for a secret, ignoring mentions
     /// that only qualify something else.
     pub(crate) fn find(&self, text: &Folded) -> Option<&'static str> {
-        self.find_words(&text.words)
+        self.find_words(&text.words, false)
             .or_else(|| self.find_run_together(&text.joined))
+    }
+
+    /// As [`Lexicon::find`], for a field's identifier, where programmers'
+    /// short forms (`db_pass`) name a secret too.
+    pub(crate) fn find_in_name(&self, name: &Folded) -> Option<&'static str> {
+        self.find_words(&name.words, true)
+            .or_else(|| self.find_run_together(&name.joined))
     }
 
     /// Whether `text` has a capitals-only term ("PIN") in capitals.
@@ -75,7 +94,7 @@ impl Lexicon {
         })
     }
 
-    fn find_words(&self, words: &[Word]) -> Option<&'static str> {
+    fn find_words(&self, words: &[Word], in_name: bool) -> Option<&'static str> {
         let mut i = 0;
         let mut window = String::new();
         while i < words.len() {
@@ -85,7 +104,8 @@ impl Lexicon {
             window.clear();
             for (len, word) in words[i..].iter().take(MAX_WORDS).enumerate() {
                 window.push_str(&word.folded);
-                if let Some(term) = self.term(&window) {
+                let named = in_name.then(|| self.name_terms.get(window.as_str()).copied());
+                if let Some(term) = self.term(&window).or(named.flatten()) {
                     longest = Some((len + 1, term));
                 }
             }
@@ -123,6 +143,11 @@ impl Lexicon {
             return true;
         }
         if start > 0 && at(start - 1).is_some_and(|w| self.before.contains(w)) {
+            return true;
+        }
+        if at(end).is_some_and(|w| w == compact("to"))
+            && at(end + 1).is_some_and(|w| self.actions.contains(w))
+        {
             return true;
         }
         let linked = at(end).is_some_and(|w| self.linking.contains(w))

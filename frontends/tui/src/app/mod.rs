@@ -4,36 +4,13 @@ mod edit;
 
 use elicit_form::{FormModel, Input};
 use elicit_i18n::{fill, tr, trn};
-use elicit_proto::{Answer, ElicitationAction, Error};
+use elicit_proto::{ElicitationAction, Error};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+pub use elicit_link::Command;
 
 use crate::bus::ShowRequest;
 use crate::entry::{Body, Entry, reason_text};
-
-/// What the rest of the program must do after a key.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Command {
-    /// Send this answer to the broker.
-    Answer {
-        /// The form id.
-        form: String,
-        /// Its presentation token.
-        token: String,
-        /// The answer.
-        answer: Answer,
-    },
-    /// The user consented: open `url` in the browser, then accept.
-    OpenUrl {
-        /// The form id.
-        form: String,
-        /// Its presentation token.
-        token: String,
-        /// The URL to open.
-        url: String,
-    },
-    /// Leave the program.
-    Quit,
-}
 
 /// A panel drawn over the form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -268,7 +268,7 @@ impl<W: Write> Plain<W> {
             return Ok(());
         };
         writeln!(self.out)?;
-        writeln!(self.out, "== {} ==", entry.heading())?;
+        writeln!(self.out, "== {} ==", crate::entry::heading(&entry))?;
         if !self.waiting.is_empty() {
             let n = self.waiting.len();
             writeln!(

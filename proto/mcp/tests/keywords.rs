@@ -2,7 +2,7 @@
 //! their rule named, never dropped; and defaults are filled into an
 //! accepted answer whoever gave it.
 
-use elicit_proto::{Answer, Elicitation, ElicitationAction, Limits};
+use elicit_mcp::{Answer, Elicitation, ElicitationAction, Limits};
 use serde_json::{Value, json};
 
 fn form(property: Value) -> Value {

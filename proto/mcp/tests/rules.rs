@@ -1,6 +1,6 @@
 //! One test per rule of the schema-subset check and of content validation.
 
-use elicit_proto::{Answer, Elicitation, ElicitationAction, FieldKind, Limits, Location};
+use elicit_mcp::{Answer, Elicitation, ElicitationAction, FieldKind, Limits, Location};
 use serde_json::{Value, json};
 
 fn form(properties: Value) -> Value {
@@ -305,11 +305,11 @@ fn content_errors_name_their_field() {
     .expect("valid");
     assert!(validate_answer_fields(&digits, json!({"s": "ab123cd"}), &limits).is_empty());
     let too_big = answer(ElicitationAction::Accept, json!({"s": "x".repeat(300_000)}));
-    assert!(elicit_proto::validate_answer(&digits, &too_big, &limits).is_err());
+    assert!(elicit_mcp::validate_answer(&digits, &too_big, &limits).is_err());
 }
 
 fn validate_answer_fields(request: &Elicitation, content: Value, limits: &Limits) -> Vec<(String, String)> {
-    match elicit_proto::validate_answer(request, &answer(ElicitationAction::Accept, content), limits) {
+    match elicit_mcp::validate_answer(request, &answer(ElicitationAction::Accept, content), limits) {
         Ok(()) => Vec::new(),
         Err(errors) => errors.into_iter().map(|e| (e.field, e.message)).collect(),
     }

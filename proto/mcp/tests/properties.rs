@@ -1,7 +1,7 @@
 //! Property tests: the checker never panics, and a valid form's defaults
 //! are always a valid answer.
 
-use elicit_proto::{Answer, Elicitation, ElicitationAction, Limits, validate_answer};
+use elicit_mcp::{Answer, Elicitation, ElicitationAction, Limits, validate_answer};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
