@@ -14,7 +14,6 @@
 //! and then fails with a `Storage` error naming the cause; reads are served
 //! from memory (the broker's state, and the mirrors kept here).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{SyncSender, TrySendError};
@@ -99,8 +98,6 @@ struct Shared {
     status: Arc<Status>,
     /// The next id to hand out: in memory, and stored with every group.
     next_id: Arc<AtomicU64>,
-    /// Front-end registrations by id, as durable.
-    registrations: Mutex<BTreeMap<String, Vec<u8>>>,
     /// Remembered choices, as durable.
     remembered: Mutex<Vec<RememberedChoice>>,
 }
@@ -139,7 +136,6 @@ impl Store {
                 jobs,
                 status,
                 next_id,
-                registrations: Mutex::new(loaded.registrations.iter().cloned().collect()),
                 remembered: Mutex::new(loaded.remembered.clone()),
             }),
         };
@@ -150,7 +146,37 @@ impl Store {
     /// that id order is the order of the calls), and stored with the next
     /// group, before any record that holds it can be.
     pub fn next_id(&self) -> u64 {
-        self.shared.next_id.fetch_add(1, Ordering::SeqCst)
+        self.shared.next_id.load(Ordering::SeqCst)
+    }
+
+    /// Ids below `next` are taken (the core hands them out): stored with
+    /// the next group, before any record that holds one can be.
+    pub fn advance_ids(&self, next: u64) {
+        self.shared.next_id.fetch_max(next, Ordering::SeqCst);
+    }
+
+    /// Queues `batch` now, in call order, and returns what resolves once
+    /// it is durable (as [`Store::commit`]).
+    pub fn queue_commit(
+        &self,
+        batch: Batch,
+    ) -> impl std::future::Future<Output = Result<(), StoreError>> + Send + 'static {
+        let (reply, result) = tokio::sync::oneshot::channel();
+        let sent = self.send(Job {
+            batch,
+            reply: Some(reply),
+        });
+        let shared = self.shared.clone();
+        async move {
+            sent?;
+            match tokio::time::timeout(WRITE_BOUND, result).await {
+                Ok(Ok(outcome)) => outcome.map(drop),
+                Ok(Err(_)) => Err(StoreError::Stopped),
+                Err(_) => Err(StoreError::Stuck(
+                    shared.status.describe(&shared.dir, WRITE_BOUND),
+                )),
+            }
+        }
     }
 
     fn send(&self, job: Job) -> Result<(), StoreError> {
@@ -182,11 +208,9 @@ impl Store {
     /// it. On an error none of it was stored, unless the error is
     /// [`StoreError::Stuck`]: then the storage thread may still finish it,
     /// and a caller that must be sure writes its undo after it.
+    #[cfg(test)]
     pub async fn commit(&self, batch: Batch) -> Result<(), StoreError> {
-        let mirrored = Mirrored::of(&batch);
-        self.run(batch).await?;
-        mirrored.apply(&self.shared);
-        Ok(())
+        self.queue_commit(batch).await
     }
 
     /// Stores `batch` within a few tens of milliseconds, with whatever
@@ -197,7 +221,6 @@ impl Store {
         if batch.is_empty() {
             return;
         }
-        Mirrored::of(&batch).apply(&self.shared);
         if let Err(error) = self.send(Job { batch, reply: None }) {
             tracing::error!(%error, "a delayed write was not queued");
         }
@@ -214,19 +237,6 @@ impl Store {
         let mut batch = Batch::new();
         batch.ops.push(Op::History(limit));
         Ok(self.run(batch).await?.history)
-    }
-
-    /// Front-end registration `id`, as stored.
-    pub fn registration(&self, id: &str) -> Option<Vec<u8>> {
-        lock(&self.shared.registrations).get(id).cloned()
-    }
-
-    /// Every front-end registration, by id.
-    pub fn registrations(&self) -> Vec<(String, Vec<u8>)> {
-        lock(&self.shared.registrations)
-            .iter()
-            .map(|(id, bytes)| (id.clone(), bytes.clone()))
-            .collect()
     }
 
     /// Every remembered choice.
@@ -273,38 +283,6 @@ impl Store {
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// The registration changes of a batch, for the mirror.
-struct Mirrored(Vec<(String, Option<Vec<u8>>)>);
-
-impl Mirrored {
-    fn of(batch: &Batch) -> Mirrored {
-        Mirrored(
-            batch
-                .ops
-                .iter()
-                .filter_map(|op| match op {
-                    Op::PutRegistration(id, bytes) => Some((id.clone(), Some(bytes.clone()))),
-                    Op::RemoveRegistration(id) => Some((id.clone(), None)),
-                    _ => None,
-                })
-                .collect(),
-        )
-    }
-
-    fn apply(self, shared: &Shared) {
-        if self.0.is_empty() {
-            return;
-        }
-        let mut registrations = lock(&shared.registrations);
-        for (id, bytes) in self.0 {
-            match bytes {
-                Some(bytes) => registrations.insert(id, bytes),
-                None => registrations.remove(&id),
-            };
-        }
-    }
 }
 
 /// Milliseconds since the epoch, now.

@@ -1,9 +1,10 @@
 //! The D-Bus objects of the daemon: thin adapters that identify the caller
-//! and hand over to the [`Broker`](crate::broker::Broker).
+//! and hand over to the driver ([`crate::driver::Handle`]).
 
 mod broker_iface;
 mod name_owner;
 mod request_iface;
+pub mod sandbox;
 mod session_iface;
 mod watch;
 

@@ -131,9 +131,42 @@ impl Batch {
         self
     }
 
-    /// Appends every write of `other`.
-    pub fn append(&mut self, mut other: Batch) -> &mut Batch {
-        self.ops.append(&mut other.ops);
-        self
+    /// The batch of the core's `writes`; history keeps `max_history`
+    /// records.
+    pub fn of_writes(
+        writes: Vec<crate::core::Write>,
+        max_history: usize,
+    ) -> Result<Batch, serde_json::Error> {
+        use crate::core::Write;
+        let mut batch = Batch::new();
+        for write in writes {
+            match write {
+                Write::PutSession(session) => {
+                    batch.put_session(&session);
+                }
+                Write::RemoveSession(id) => {
+                    batch.remove_session(&id);
+                }
+                Write::PutForm(form) => {
+                    let _in_file = batch.put_form(&form);
+                }
+                Write::RemoveForm(id) => {
+                    batch.remove_form(id).erase_answer(id);
+                }
+                Write::EraseAnswer(id) => {
+                    batch.erase_answer(id);
+                }
+                Write::History(record) => {
+                    batch.add_history(record, max_history);
+                }
+                Write::PutRegistration(id, registration) => {
+                    batch.put_registration(&id, serde_json::to_vec(&registration)?);
+                }
+                Write::RemoveRegistration(id) => {
+                    batch.remove_registration(&id);
+                }
+            }
+        }
+        Ok(batch)
     }
 }
