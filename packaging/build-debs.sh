@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds the two Debian packages: elicitd (the broker, `elicit`,
-# elicit-tui, elicit-notify) and elicit-gtk, with cargo-deb (pinned 3.8.0,
+# elicit-tui, elicit-notify: one multi-call binary) and elicit-gtk, with cargo-deb (pinned 3.8.0,
 # `cargo install cargo-deb --locked --version 3.8.0`), into target/debian.
 #
 #   packaging/build-debs.sh
@@ -24,9 +24,20 @@ maintainer="$name <$email>"
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 [ -n "$version" ] || { echo "build-debs.sh: no version in Cargo.toml" >&2; exit 1; }
 
-# The dist profile (Cargo.toml): smaller binaries than release.
-cargo build --profile dist --locked -p elicitd -p elicit-cli -p elicit-tui -p elicit-notify -p elicit-gtk --bins
-packaging/debian-docs.sh target dist
+# The dist profile (Cargo.toml): smaller binaries than release. elicitd,
+# elicit, elicit-tui and elicit-notify are one multi-call binary
+# (packaging/multicall) in the package: /usr/bin/elicitd, and the other
+# three names symlinks to it. Four binaries carried tokio, zbus, serde and
+# clap four times (48 MB installed).
+cargo build --profile dist --locked -p elicit-multicall -p elicit-gtk --bins
+bin=target/dist/multicall
+rm -rf "$bin"
+mkdir -p "$bin"
+cp target/dist/elicit-multicall "$bin/elicitd"
+for name in elicit elicit-tui elicit-notify; do
+  ln -s elicitd "$bin/$name"
+done
+packaging/debian-docs.sh target dist "$bin"
 # The translation catalogues (msgfmt, Debian package gettext).
 po/build.sh target/dist/locale
 

@@ -82,19 +82,21 @@ grep -qx 'Exec=/usr/bin/elicitd' "$root/elicitd/usr/share/dbus-1/services/dev.el
   fail "D-Bus service: wrong Exec"
 
 # The declared Depends of elicitd (written by hand, see daemon/Cargo.toml)
-# must name every library the binaries link, at least at the version
-# dpkg-shlibdeps computes for all four together, and libc6 once.
+# must name every library the binary links, at least at the version
+# dpkg-shlibdeps computes, and libc6 once.
 depends=$(dpkg-deb --field "$daemon_deb" Depends)
 echo "elicitd Depends: $depends"
 [ "$(echo "$depends" | tr ',' '\n' | grep -c 'libc6 ')" -eq 1 ] || fail "libc6 is not named exactly once: $depends"
-echo "$depends" | grep -q 'default-dbus-session-bus | dbus-session-bus' || fail "no session bus dependency"
+echo "$depends" | grep -q 'dbus-x11 | dbus-session-bus' || fail "no session bus dependency (dbus-x11 | dbus-session-bus)"
+# The program names are one binary: elicitd, and symlinks to it.
+for name in elicit elicit-tui elicit-notify; do
+  [ "$(readlink "$root/elicitd/usr/bin/$name")" = elicitd ] || fail "/usr/bin/$name is not a symlink to elicitd"
+done
 [ -z "$(dpkg-deb --field "$daemon_deb" Recommends)" ] || fail "elicitd recommends something: it pulled systemd in before"
 shlib=$(mktemp -d)
 mkdir "$shlib/debian"
 printf 'Source: elicitd\n\nPackage: elicitd\nArchitecture: any\n' >"$shlib/debian/control"
-needed=$(cd "$shlib" && dpkg-shlibdeps -O \
-  "$root/elicitd/usr/bin/elicitd" "$root/elicitd/usr/bin/elicit" \
-  "$root/elicitd/usr/bin/elicit-tui" "$root/elicitd/usr/bin/elicit-notify" 2>/dev/null |
+needed=$(cd "$shlib" && dpkg-shlibdeps -O "$root/elicitd/usr/bin/elicitd" 2>/dev/null |
   sed -n 's/^shlibs:Depends=//p')
 rm -rf "$shlib"
 echo "dpkg-shlibdeps: $needed"

@@ -1,6 +1,8 @@
 #!/bin/bash
 # CI (as root): installs both Debian packages with apt into a clean Debian 12
-# root (debootstrap --variant=minbase bookworm, no systemd), then, as a
+# root (debootstrap --variant=minbase bookworm, no systemd) with the plain
+# `apt-get install ./elicitd_*.deb ./elicit-gtk_*.deb`, prints every
+# package apt added and fails if systemd came with them; then, as a
 # normal user with dbus-launch sessions: D-Bus activation, `elicit ask`
 # answered by `elicit answer`, a private state directory, the daemon leaving
 # with its bus, a second session starting cleanly; then `apt-get purge`
@@ -10,76 +12,40 @@
 #   packaging/check-install.sh ELICITD.deb ELICIT-GTK.deb
 #
 # The bootstrapped root and apt's downloads are cached in
-# target/check-install, so a rerun takes seconds instead of minutes.
+# target/check-install (packaging/debian-root.sh), so a rerun takes seconds
+# instead of minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 daemon_deb=$(realpath "$1")
 gtk_deb=$(realpath "$2")
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 cache=$PWD/target/check-install
-mkdir -p "$cache/archives/partial"
 
 step() { printf '\n== %s\n' "$*"; }
 die() { echo "check-install: FAILED: $*" >&2; exit 1; }
-[ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, chroot, mount)"
-for tool in debootstrap chroot mount systemd-analyze; do
-  command -v "$tool" >/dev/null || die "$tool is missing (apt-get install debootstrap systemd)"
-done
+command -v systemd-analyze >/dev/null || die "systemd-analyze is missing (apt-get install systemd)"
+. packaging/debian-root.sh
 
 step "a clean bookworm root"
-if [ ! -f "$cache/bookworm-minbase.tar.gz" ]; then
-  fresh=$(mktemp -d /var/tmp/elicitd-bootstrap.XXXXXX)
-  debootstrap --variant=minbase bookworm "$fresh" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
-    { tail -n 20 "$cache/debootstrap.log"; die "debootstrap"; }
-  tar -C "$fresh" -czf "$cache/bookworm-minbase.tar.gz.part" .
-  mv "$cache/bookworm-minbase.tar.gz.part" "$cache/bookworm-minbase.tar.gz"
-  rm -rf "$fresh"
-fi
-root=$(mktemp -d /var/tmp/elicitd-root.XXXXXX)
-mounted=()
-cleanup() {
-  # Whatever the session left running in the root goes before the unmount.
-  for pid in $(ls /proc | grep -E '^[0-9]+$'); do
-    if [ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$root" ]; then kill -9 "$pid" 2>/dev/null || true; fi
-  done
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-    umount "${mounted[i]}" || umount -l "${mounted[i]}" || echo "check-install: cannot unmount ${mounted[i]}" >&2
-  done
-  rm -rf --one-file-system "$root"
-}
-trap cleanup EXIT
-tar -C "$root" -xzf "$cache/bookworm-minbase.tar.gz"
-# The tarball's "./" keeps mktemp's 0700, which would lock the user out.
-chmod 755 "$root"
-for fs in proc dev dev/pts; do
-  case $fs in
-    proc) mount -t proc proc "$root/proc" ;;
-    dev) mount --bind /dev "$root/dev" ;;
-    dev/pts) mount --bind /dev/pts "$root/dev/pts" ;;
-  esac
-  mounted+=("$root/$fs")
-done
-mount --bind "$cache/archives" "$root/var/cache/apt/archives"
-mounted+=("$root/var/cache/apt/archives")
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 "$@"; }
+debian_root bookworm "$cache"
 
-step "apt installs dbus-x11, then both packages"
+step "apt-get install ./elicitd_*.deb ./elicit-gtk_*.deb, as an administrator types it"
 cp "$daemon_deb" "$gtk_deb" "$root/tmp/"
 in_root apt-get update -qq || die "apt-get update in the root"
-# A session bus without systemd first: dbus-x11 provides dbus-session-bus
-# and dbus-launch, so elicitd's Depends is met without dbus-user-session.
-in_root apt-get install -y -qq --no-install-recommends dbus-x11 >/dev/null || die "apt-get install dbus-x11"
 before=$(mktemp)
 in_root dpkg-query -W -f '${Package}\n' | sort >"$before"
-in_root apt-get install -y -qq --no-install-recommends \
-  "/tmp/$(basename "$daemon_deb")" "/tmp/$(basename "$gtk_deb")" >/dev/null ||
+# The plain command (Recommends too), with -y for the prompt. Nothing is
+# installed first: elicitd's Depends must choose a session bus without
+# systemd by itself (dbus-x11, see daemon/Cargo.toml).
+in_root sh -c "cd /tmp && apt-get install -y -qq ./$(basename "$daemon_deb") ./$(basename "$gtk_deb")" >/dev/null ||
   die "apt-get install of the two packages"
 added=$(in_root dpkg-query -W -f '${Package}\n' | sort | comm -13 "$before" -)
-echo "packages apt added: $(echo "$added" | wc -l)"
-for unwanted in systemd systemd-sysv dbus-user-session; do
+rm -f "$before"
+# One line, which .ci/run's summary shows.
+echo "packages apt added: $(echo "$added" | wc -l): $(echo "$added" | tr '\n' ' ')"
+for unwanted in systemd systemd-sysv libpam-systemd dbus-user-session; do
   if echo "$added" | grep -qx "$unwanted"; then die "installing the packages pulled in $unwanted"; fi
 done
+echo "$added" | grep -qx dbus-x11 || die "no dbus-x11: which session bus did apt choose?"
 in_root dpkg-query -W elicitd elicit-gtk
 
 step "systemd-analyze verify --user of the installed unit"

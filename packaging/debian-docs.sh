@@ -5,17 +5,23 @@
 # pages only when they come from outside the target directory, hence the
 # gzip here.
 #
-#   packaging/debian-docs.sh [TARGET [PROFILE]]   (default: $CARGO_TARGET_DIR or target, release)
+#   packaging/debian-docs.sh [TARGET [PROFILE [BIN]]]
+#
+# (default: $CARGO_TARGET_DIR or target, release, TARGET/PROFILE). BIN is
+# where elicitd, elicit, elicit-tui and elicit-notify are: the multi-call
+# binary's names for the package (build-debs.sh), the profile's folder
+# for the four separate binaries. elicit-gtk is always TARGET/PROFILE's.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 target=${1:-${CARGO_TARGET_DIR:-$here/../target}}
 profile=${2:-release}
+bin=${3:-$target/$profile}
 out=$target/$profile/docs
 rm -rf "$out"
-"$target/$profile/elicitd" --generate-docs "$out/elicitd"
-"$target/$profile/elicit" generate-docs "$out/elicitd"
-"$target/$profile/elicit-tui" --generate-docs "$out/elicitd"
-"$target/$profile/elicit-notify" --generate-docs "$out/elicitd"
+"$bin/elicitd" --generate-docs "$out/elicitd"
+"$bin/elicit" generate-docs "$out/elicitd"
+"$bin/elicit-tui" --generate-docs "$out/elicitd"
+"$bin/elicit-notify" --generate-docs "$out/elicitd"
 if [ -x "$target/$profile/elicit-gtk" ]; then
   "$target/$profile/elicit-gtk" --generate-docs "$out/elicit-gtk"
 fi

@@ -5,10 +5,11 @@
 #
 #   po/build.sh [DIR]    (default: target/share/locale)
 #
-# The default is where a program built in target/debug or target/release
-# looks (share/locale beside its bin/ directory; see elicit-i18n), so that
-# `po/build.sh && LANG=de_DE.UTF-8 target/debug/elicit-tui` shows German.
-# Packages and install.sh put them under PREFIX/share/locale.
+# Packages and install.sh put them under PREFIX/share/locale. A source
+# build needs no such step: `cargo build` compiles the catalogues too
+# (frontends/i18n/build.rs), and a program run from target/ finds them.
+# The default is where such a program looks first (share/locale beside
+# its bin/ directory; see elicit-i18n), to try msgfmt's output instead.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${1:-$here/../target/share/locale}

@@ -1,25 +1,12 @@
-//! The shared vectors (`../shared/vectors/` beside the checkout): every case
-//! must get its expected verdict. A missing folder fails the test.
+//! The vectors (every set `elicit-vectors` finds: the in-repo copy, the
+//! shared folder beside the checkout, `$ELICIT_VECTORS`): every case must
+//! get its expected verdict. A set named but missing fails the test.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use elicit_proto::{Answer, Elicitation, Limits, Location, validate_answer};
+use elicit_vectors::{VectorSet, sets};
 use serde_json::Value;
-
-fn vectors_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("ELICIT_VECTORS") {
-        return PathBuf::from(dir);
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/vectors")
-}
-
-fn load(name: &str) -> Vec<Value> {
-    let path = vectors_dir().join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("the shared vectors must be present at {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
-}
 
 fn field<'a>(case: &'a Value, key: &str) -> &'a Value {
     case.get(key)
@@ -28,11 +15,21 @@ fn field<'a>(case: &'a Value, key: &str) -> &'a Value {
 
 #[test]
 fn every_request_vector_gets_its_verdict() {
-    let cases = load("requests.json");
-    assert!(cases.len() >= 30, "expected the full set of request vectors");
+    for set in sets() {
+        every_request_vector_of_gets_its_verdict(&set);
+    }
+}
+
+fn every_request_vector_of_gets_its_verdict(set: &VectorSet) {
+    let cases = set.load("requests.json");
+    assert!(
+        cases.len() >= 30,
+        "{}: expected the full set of request vectors",
+        set.name()
+    );
     let limits = Limits::default();
     for case in &cases {
-        let name = field(case, "name");
+        let name = format!("{}: {}", set.name(), field(case, "name"));
         let valid = field(case, "valid").as_bool().expect("valid is a boolean");
         let params = field(case, "params").clone();
         // A property may be named by `properties` or only by `required`.
@@ -74,8 +71,15 @@ fn every_request_vector_gets_its_verdict() {
 
 #[test]
 fn every_content_vector_gets_its_verdict() {
+    for set in sets() {
+        every_content_vector_of_gets_its_verdict(&set);
+    }
+}
+
+fn every_content_vector_of_gets_its_verdict(set: &VectorSet) {
     let limits = Limits::default();
-    let requests: HashMap<String, Elicitation> = load("requests.json")
+    let requests: HashMap<String, Elicitation> = set
+        .load("requests.json")
         .into_iter()
         .filter(|case| case["valid"] == Value::Bool(true))
         .map(|case| {
@@ -83,10 +87,14 @@ fn every_content_vector_gets_its_verdict() {
             (case["name"].as_str().expect("name").to_owned(), request)
         })
         .collect();
-    let cases = load("contents.json");
-    assert!(cases.len() >= 30, "expected the full set of content vectors");
+    let cases = set.load("contents.json");
+    assert!(
+        cases.len() >= 30,
+        "{}: expected the full set of content vectors",
+        set.name()
+    );
     for case in &cases {
-        let name = field(case, "name");
+        let name = format!("{}: {}", set.name(), field(case, "name"));
         let request_name = field(case, "request").as_str().expect("request is a name");
         let request = requests
             .get(request_name)

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Writes the seed inputs of every fuzz target into DIR/<target>/ from the
-shared vectors (../shared/vectors beside the checkout) and
+vectors (proto/vectors) and
 packaging/examples. Seeds are merged into the committed corpus with
 `cargo fuzz cmin`, so only what adds coverage is kept."""
 import json, pathlib, sys
 
 root = pathlib.Path(__file__).resolve().parents[2]
 out = pathlib.Path(sys.argv[1])
-vectors = root.parent / "shared" / "vectors"
-requests = json.loads((vectors / "requests.json").read_text()) if vectors.exists() else []
-contents = json.loads((vectors / "contents.json").read_text()) if vectors.exists() else []
+vectors = root / "proto" / "vectors"
+requests = json.loads((vectors / "requests.json").read_text())
+contents = json.loads((vectors / "contents.json").read_text())
 examples = [json.loads(p.read_text()) for p in sorted((root / "packaging" / "examples").glob("*.json"))]
 
 def write(target, name, data):

@@ -233,3 +233,84 @@ async fn the_cli_speaks_german_and_french_and_english_without_a_catalogue() {
     let status = elicit_in("he_IL.UTF-8", &bus, &["status"]).await;
     assert!(status.contains("pending forms: 0"), "{status}");
 }
+
+/// The program `name` in a folder of its own, with no `share/locale`
+/// beside it: the build's own catalogues are all it has. A hard link, not
+/// a copy: a copy's write descriptor, inherited by a process that another
+/// test starts meanwhile, would make it "text file busy".
+fn lone_copy(dir: &Path, name: &str) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin folder");
+    let copy = bin.join(name);
+    std::fs::hard_link(binary(name), &copy).expect("link the program");
+    copy
+}
+
+/// `language_env(locale)` without the test catalogues: only what cargo
+/// compiled may translate.
+fn without_test_catalogues(locale: &str) -> Vec<(&'static str, String)> {
+    language_env(locale)
+        .into_iter()
+        .map(|(name, value)| {
+            if name == "ELICITD_LOCALEDIR" {
+                (name, String::new())
+            } else {
+                (name, value)
+            }
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_source_build_speaks_german_with_no_catalogue_step() {
+    // No po/build.sh, no ELICITD_LOCALEDIR, no share/locale: `cargo build`
+    // compiled the catalogues (frontends/i18n/build.rs), and a program run
+    // from the build finds them.
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start(&bus, "").await;
+    // Beside the build (a hard link stays on its file system), not in it.
+    let build = binary("elicit");
+    let dir = tempfile::tempdir_in(build.parent().expect("a folder")).expect("temp dir");
+    let env = without_test_catalogues("de_DE.UTF-8");
+
+    let elicit = lone_copy(dir.path(), "elicit");
+    let output = within(
+        "elicit list",
+        tokio::process::Command::new(&elicit)
+            .arg("--bus")
+            .arg(bus.address())
+            .arg("list")
+            .envs(env.clone())
+            .output(),
+    )
+    .await
+    .expect("elicit runs");
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(said.trim(), "keine offenen Formulare", "{output:?}");
+
+    // A front-end too: the terminal one, in line mode, says it registered.
+    let tui = lone_copy(dir.path(), "elicit-tui");
+    let mut child = tokio::process::Command::new(&tui)
+        .arg("--bus")
+        .arg(bus.address())
+        .arg("--plain")
+        .envs(env)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("elicit-tui starts");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+    let line = within("elicit-tui to say it registered", async {
+        loop {
+            match lines.next_line().await {
+                Ok(Some(line)) if line.contains("elicitd") => break line,
+                Ok(Some(_)) => {}
+                other => panic!("elicit-tui ended without registering: {other:?}"),
+            }
+        }
+    })
+    .await;
+    assert_eq!(line, "elicit-tui: bei elicitd angemeldet; warte auf Formulare.");
+}

@@ -107,15 +107,22 @@ impl Proxied {
         let status = within("the proxy to end", self.child.wait()).await.expect("wait");
         let gone = procs::all_gone(&self.marker, LIMIT).await;
         let took = gone.unwrap_or_else(|left| {
-            for pid in procs::marked(&self.marker) {
-                procs::signal("-KILL", pid);
-            }
             panic!(
                 "{case}: processes of the server's tree still run {LIMIT:?} after the proxy ended ({status:?}): {left:?}"
             )
         });
         eprintln!("measured: {case}: the server's tree was gone {took:?} after the proxy ended ({status:?})");
         (status, took)
+    }
+}
+
+impl Drop for Proxied {
+    /// A failed case leaves nothing behind for the next: whatever of the
+    /// tree still runs is killed.
+    fn drop(&mut self) {
+        for pid in procs::marked(&self.marker) {
+            procs::signal("-KILL", pid);
+        }
     }
 }
 

@@ -104,7 +104,7 @@ fn records(dir: &Path) -> Vec<PathBuf> {
             (modified, entry.path())
         })
         .collect();
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|(modified, _)| std::cmp::Reverse(*modified));
     found
         .into_iter()
         .take(MAX_RECORDS)

@@ -65,7 +65,7 @@ impl Server {
             // The warden starts the program: a missing one is reported
             // here, as the proxy's own error, rather than as its exit code.
             if verify::resolve_executable(program).is_none() {
-                return Err(spawn_error(std::io::ErrorKind::NotFound.into()));
+                return Err(spawn_error(rustix::io::Errno::NOENT.into()));
             }
             Command::new("/proc/self/exe")
                 .arg0("elicit-proxy-warden")

@@ -1,35 +1,23 @@
-//! The shared vectors (`../shared/vectors/` beside the checkout, or
-//! `$ELICIT_VECTORS`), entered through the form model: every valid request
-//! builds a model with its defaults, and every answer, entered value by
-//! value, gets the same field errors as proto's validation gives it.
+//! The vectors (every set `elicit-vectors` finds: the in-repo copy, the
+//! shared folder, `$ELICIT_VECTORS`), entered through the form model: every
+//! valid request builds a model with its defaults, and every answer,
+//! entered value by value, gets the same field errors as proto's
+//! validation gives it.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use elicit_form::{FormModel, Input, UrlView};
 use elicit_mcp::{Answer, Elicitation, ElicitationAction, FieldKind, Limits, validate_answer};
+use elicit_vectors::{VectorSet, sets};
 use serde_json::Value;
 
-fn vectors_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("ELICIT_VECTORS") {
-        return PathBuf::from(dir);
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors")
-}
-
-fn load(name: &str) -> Vec<Value> {
-    let path = vectors_dir().join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("the shared vectors must be present at {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
-}
-
-fn valid_requests() -> Vec<(String, Elicitation)> {
-    load("requests.json")
+/// The valid requests of `set`, each named `SET: NAME`.
+fn valid_requests(set: &VectorSet) -> Vec<(String, Elicitation)> {
+    set.load("requests.json")
         .into_iter()
         .filter(|case| case["valid"] == Value::Bool(true))
         .map(|case| {
-            let name = case["name"].as_str().expect("a name").to_owned();
+            let name = format!("{}: {}", set.name(), case["name"].as_str().expect("a name"));
             let request = Elicitation::from_value(case["params"].clone(), &Limits::default())
                 .unwrap_or_else(|e| panic!("{name}: valid request refused: {e}"));
             (name, request)
@@ -39,7 +27,13 @@ fn valid_requests() -> Vec<(String, Elicitation)> {
 
 #[test]
 fn every_valid_request_renders() {
-    let requests = valid_requests();
+    for set in sets() {
+        every_valid_request_of_renders(&set);
+    }
+}
+
+fn every_valid_request_of_renders(set: &VectorSet) {
+    let requests = valid_requests(set);
     assert!(requests.len() >= 5, "expected the full set of request vectors");
     for (name, request) in &requests {
         if let Some(model) = FormModel::from_request(request) {
@@ -81,15 +75,30 @@ fn every_valid_request_renders() {
 
 #[test]
 fn every_content_case_gets_the_right_field_errors_through_the_model() {
-    let requests = valid_requests();
+    for set in sets() {
+        every_content_case_of_gets_the_right_field_errors(&set);
+    }
+}
+
+fn every_content_case_of_gets_the_right_field_errors(set: &VectorSet) {
+    let requests = valid_requests(set);
     let limits = Limits::default();
-    let cases = load("contents.json");
-    assert!(cases.len() >= 30, "expected the full set of content vectors");
+    let cases = set.load("contents.json");
+    assert!(
+        cases.len() >= 30,
+        "{}: expected the full set of content vectors",
+        set.name()
+    );
     for case in &cases {
-        let name = case["name"].as_str().expect("a name");
+        let name = &format!("{}: {}", set.name(), case["name"].as_str().expect("a name"));
+        let request_name = format!(
+            "{}: {}",
+            set.name(),
+            case["request"].as_str().expect("a request name")
+        );
         let request = &requests
             .iter()
-            .find(|(n, _)| case["request"] == n.as_str())
+            .find(|(n, _)| *n == request_name)
             .unwrap_or_else(|| panic!("{name}: no valid request {}", case["request"]))
             .1;
         let answer: Answer = serde_json::from_value(serde_json::json!({

@@ -9,6 +9,7 @@
 pub mod app;
 pub mod broker;
 pub mod card;
+pub mod program;
 pub mod server;
 
 use elicit_link::DocsArgs;

@@ -6,6 +6,7 @@ pub mod bus;
 pub mod entry;
 mod opener;
 pub mod plain;
+pub mod program;
 mod terminal;
 pub mod ui;
 

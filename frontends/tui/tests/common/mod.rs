@@ -4,8 +4,6 @@
 
 pub mod screen;
 
-use std::path::PathBuf;
-
 use elicit_proto::dbus::Origin;
 use elicit_tui::ShowRequest;
 use serde_json::Value;
@@ -28,36 +26,36 @@ pub fn show(form: &str, server: &str, host: &str, request: &Value) -> ShowReques
     }
 }
 
-fn vectors_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("ELICIT_VECTORS") {
-        return PathBuf::from(dir);
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors")
+/// The valid request vectors of every set (`elicit-vectors`): (name,
+/// params), each named `SET: NAME`.
+pub fn valid_requests() -> Vec<(String, Value)> {
+    elicit_vectors::sets()
+        .iter()
+        .flat_map(valid_requests_of)
+        .collect()
 }
 
-/// The valid request vectors: (name, params).
-pub fn valid_requests() -> Vec<(String, Value)> {
-    let path = vectors_dir().join("requests.json");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("the shared vectors must be present at {}: {e}", path.display()));
-    let cases: Vec<Value> = serde_json::from_str(&text).expect("requests.json is JSON");
-    cases
+/// The valid request vectors of `set`: (name, params).
+fn valid_requests_of(set: &elicit_vectors::VectorSet) -> Vec<(String, Value)> {
+    set.load("requests.json")
         .into_iter()
         .filter(|c| c["valid"] == Value::Bool(true))
         .map(|c| {
             (
-                c["name"].as_str().expect("a name").to_owned(),
+                format!("{}: {}", set.name(), c["name"].as_str().expect("a name")),
                 c["params"].clone(),
             )
         })
         .collect()
 }
 
-/// One valid request vector by name.
+/// One valid request vector of the in-repo set by name: the tests that
+/// pick one by name were written against this copy.
 pub fn request(name: &str) -> Value {
-    valid_requests()
+    elicit_vectors::in_repo()
+        .load("requests.json")
         .into_iter()
-        .find(|(n, _)| n == name)
-        .unwrap_or_else(|| panic!("no valid request vector {name}"))
-        .1
+        .find(|c| c["valid"] == Value::Bool(true) && c["name"] == name)
+        .unwrap_or_else(|| panic!("no valid request vector {name}"))["params"]
+        .clone()
 }
