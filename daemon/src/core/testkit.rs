@@ -99,7 +99,10 @@ pub(crate) fn writes(effects: &[Effect]) -> Vec<(u64, Vec<Write>, bool)> {
 pub(crate) fn reply(effects: &[Effect], call: u64) -> Option<Result<Reply, String>> {
     effects.iter().find_map(|e| match e {
         Effect::Reply { call: c, result } if *c == call => {
-            Some(result.as_ref().map(Clone::clone).map_err(|e| e.to_string()))
+            Some(match result {
+                Ok(reply) => Ok(reply.clone()),
+                Err(error) => Err(error.to_string()),
+            })
         }
         _ => None,
     })
