@@ -65,6 +65,11 @@ pub struct BrokerConfig {
     pub forms_per_session: usize,
     /// Sessions one bus connection may hold open.
     pub sessions_per_connection: usize,
+    /// Sessions open at once for the daemon's user, across every
+    /// connection (the bus and the asker socket alike): the broker serves
+    /// only its own uid, so this is every session it holds. More
+    /// connections must not buy more sessions.
+    pub sessions_per_uid: usize,
     /// Forms waiting or shown across all sessions.
     pub forms_total: usize,
     /// How long a session survives its owner leaving the bus, in
@@ -87,6 +92,7 @@ impl Default for BrokerConfig {
         BrokerConfig {
             forms_per_session: 64,
             sessions_per_connection: 16,
+            sessions_per_uid: 256,
             forms_total: 100_000,
             client_grace_ms: 500,
             default_timeout_secs: 3600,

@@ -147,11 +147,10 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot open the queue in {}", state_dir.display()))?;
 
-    let builder = match &args.bus {
-        Some(address) => zbus::connection::Builder::address(address.as_str())?,
-        None => zbus::connection::Builder::session()?,
-    };
-    let conn = builder.build().await.context("cannot connect to the bus")?;
+    let cap = crate::bus::message_cap(&config.limits);
+    let conn = crate::bus::connect(args.bus.as_deref(), cap)
+        .await
+        .context("cannot connect to the bus")?;
     let rules = if config.policy.enabled {
         let dirs = config
             .policy
@@ -180,7 +179,7 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     {
         return Err(crate::bus::name_taken(&conn, error).await);
     }
-    let _asker = serve_asker_socket(&args.asker_socket, args.no_asker_socket, &args.bus);
+    let _asker = serve_asker_socket(&args.asker_socket, args.no_asker_socket, &args.bus, cap);
     tracing::info!(sessions, forms, state_dir = %state_dir.display(), "elicitd ready on {BUS_NAME}");
     // For proxies whose host stripped DBUS_SESSION_BUS_ADDRESS; removed
     // when this value drops at the end of `run`.
@@ -228,6 +227,7 @@ fn serve_asker_socket(
     path: &Option<PathBuf>,
     off: bool,
     bus: &Option<String>,
+    cap: usize,
 ) -> Option<tokio_util::task::AbortOnDropHandle<()>> {
     if off {
         return None;
@@ -247,7 +247,7 @@ fn serve_asker_socket(
         Ok(socket) => {
             tracing::info!(path = %socket.path().display(), "asker socket ready");
             Some(tokio_util::task::AbortOnDropHandle::new(tokio::spawn(
-                socket.serve(bus.clone()),
+                socket.serve(bus.clone(), cap),
             )))
         }
         Err(error) => {

@@ -15,6 +15,7 @@
 //! points. A pipe or a file on standard error is someone's choice (a
 //! supervisor, `2>log`, the tests) and is kept.
 
+mod escape;
 mod file;
 
 use std::io::{self, Write};
@@ -41,6 +42,7 @@ pub enum Destination {
 }
 
 /// Installs the global subscriber; `ELICITD_LOG` filters (default `info`).
+/// Every field is escaped and bounded ([`escape`]) at every level.
 /// `log_file` is where the logs go when standard error leads nowhere; the
 /// caller logs the returned [`Destination`] so that a reader of any of
 /// them knows where the others went.
@@ -49,6 +51,7 @@ pub fn init(log_file: Option<&Path>) -> Destination {
     if stderr_is_journal() {
         tracing_subscriber::fmt()
             .with_env_filter(filter)
+            .fmt_fields(escape::fields())
             .with_writer(JournalStderr)
             .with_ansi(false)
             .without_time()
@@ -60,6 +63,7 @@ pub fn init(log_file: Option<&Path>) -> Destination {
             Ok(writer) => {
                 tracing_subscriber::fmt()
                     .with_env_filter(filter)
+                    .fmt_fields(escape::fields())
                     .with_writer(writer)
                     .with_ansi(false)
                     .init();
@@ -78,6 +82,7 @@ pub fn init(log_file: Option<&Path>) -> Destination {
 fn init_stderr(filter: EnvFilter) {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .fmt_fields(escape::fields())
         .with_writer(io::stderr)
         .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .init();

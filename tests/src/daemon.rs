@@ -127,6 +127,26 @@ impl Daemon {
         }
     }
 
+    /// Sends SIGTERM and waits (up to 10 s) for the daemon to exit;
+    /// returns how long it took, or `None` if it had not exited by then.
+    pub fn terminate(&mut self) -> Option<std::time::Duration> {
+        let child = self.child.as_mut()?;
+        let started = std::time::Instant::now();
+        let sent = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(sent, "kill -TERM failed");
+        while started.elapsed() < std::time::Duration::from_secs(10) {
+            if let Ok(Some(_)) = child.try_wait() {
+                self.child = None;
+                return Some(started.elapsed());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        None
+    }
+
     /// Starts the daemon again on the same state directory.
     pub async fn restart(&mut self) {
         let previous = self.owner().await;

@@ -442,9 +442,12 @@ async fn open_session(
     conn: &Connection,
     origin: &Origin,
 ) -> Result<((OwnedObjectPath, String), String), Error> {
+    // The broker refuses an origin past its bounds; a client shortens its
+    // own (a long command line, a server's long name) instead.
+    let origin = origin.clone().fitted().to_dict();
     let mut attempt = 1;
     loop {
-        match trust::call_broker(conn, "OpenSession", &(origin.to_dict(),)).await {
+        match trust::call_broker(conn, "OpenSession", &(origin.clone(),)).await {
             Err(zbus::Error::MethodError(name, ..))
                 if name.as_str() == "org.freedesktop.DBus.Error.NoReply" && attempt < OPEN_ATTEMPTS =>
             {

@@ -144,8 +144,9 @@ impl AskerSocket {
 
     /// Serves peers until the task is dropped; `bus` is the address the
     /// broker serves on (`None`: the session bus), which each peer's calls
-    /// are re-issued on.
-    pub async fn serve(self, bus: Option<String>) {
+    /// are re-issued on; a peer's message over `cap` bytes is refused
+    /// unread, as on the bus.
+    pub async fn serve(self, bus: Option<String>, cap: usize) {
         let own_uid = rustix::process::getuid().as_raw();
         let mut peers = JoinSet::new();
         loop {
@@ -157,7 +158,7 @@ impl AskerSocket {
                             tracing::warn!(?uid, "refused an asker-socket peer of another uid");
                             continue;
                         }
-                        peers.spawn(relay::serve_peer(stream, bus.clone()));
+                        peers.spawn(relay::serve_peer(stream, bus.clone(), cap));
                     }
                     Err(error) => tracing::warn!(%error, "asker socket accept failed"),
                 },

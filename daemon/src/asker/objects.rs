@@ -54,6 +54,11 @@ impl AskerBroker {
         mut origin: Dict,
         #[zbus(object_server)] server: &ObjectServer,
     ) -> Result<(OwnedObjectPath, String), Error> {
+        // Refused here, before a byte of it is passed on.
+        use elicit_proto::dbus::OriginDict;
+        elicit_proto::dbus::Origin::from_dict(&origin)
+            .check_sizes()
+            .map_err(Error::LimitExceeded)?;
         origin.insert("remote".into(), OwnedValue::from(true));
         origin.remove("verified-exe");
         origin.remove("verified-args");

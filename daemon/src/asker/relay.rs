@@ -9,27 +9,31 @@ use zbus::object_server::SignalEmitter;
 use zbus::{AuthMechanism, Guid, MatchRule, MessageStream};
 
 use super::objects::AskerBroker;
-use crate::bus::RequestIface;
+use crate::bus::{REFUSED_PATH, Refused, RequestIface};
 
 /// Serves one peer until it hangs up.
-pub(super) async fn serve_peer(stream: UnixStream, bus: Option<String>) {
-    if let Err(error) = relay(stream, bus).await {
+pub(super) async fn serve_peer(stream: UnixStream, bus: Option<String>, cap: usize) {
+    if let Err(error) = relay(stream, bus, cap).await {
         tracing::warn!(%error, "an asker-socket peer failed");
     }
 }
 
-async fn relay(stream: UnixStream, bus: Option<String>) -> zbus::Result<()> {
+async fn relay(stream: UnixStream, bus: Option<String>, cap: usize) -> zbus::Result<()> {
     let upstream = match &bus {
         Some(address) => Builder::address(address.as_str())?,
         None => Builder::session()?,
     }
     .build()
     .await?;
-    let peer = Builder::unix_stream(stream)
+    // The peer's messages are bounded as the bus's are: one too large is
+    // refused unread, naming its fields.
+    let (read, write) = stream.into_split();
+    let peer = Builder::socket(crate::bus::bounded_split(read, write, cap))
         .server(Guid::generate())?
         .p2p()
         .auth_mechanism(AuthMechanism::Anonymous)
         .serve_at(BROKER_PATH, AskerBroker::new(upstream.clone()).await?)?
+        .serve_at(REFUSED_PATH, Refused)?
         .build()
         .await?;
     tracing::debug!(upstream = ?upstream.unique_name(), "an asker-socket peer connected");

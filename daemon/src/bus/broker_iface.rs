@@ -54,11 +54,9 @@ impl BrokerIface {
     ) -> Result<(OwnedObjectPath, String), Error> {
         let _busy = self.broker.busy();
         let caller = self.broker.caller(header.sender()).await?;
-        match self
-            .broker
-            .call(&caller, Call::OpenSession(Origin::from_dict(&origin)))
-            .await?
-        {
+        let origin = Origin::from_dict(&origin);
+        origin.check_sizes().map_err(Error::LimitExceeded)?;
+        match self.broker.call(&caller, Call::OpenSession(origin)).await? {
             Reply::Session { path, token } => Ok((object_path(path)?, token)),
             other => Err(unexpected(&other)),
         }
@@ -129,6 +127,7 @@ impl BrokerIface {
         options: Dict,
     ) -> Result<(), Error> {
         let caller = self.broker.caller(header.sender()).await?;
+        super::bounds::check_frontend_options(&options)?;
         let spec = frontend_spec(path, &options)?;
         self.broker.done(&caller, Call::RegisterFrontend(spec)).await
     }
@@ -143,6 +142,7 @@ impl BrokerIface {
         options: Dict,
     ) -> Result<(String, String), Error> {
         let caller = self.broker.caller(header.sender()).await?;
+        super::bounds::check_frontend_options(&options)?;
         let spec = frontend_spec(path, &options)?;
         match self.broker.call(&caller, Call::OpenFrontend(spec)).await? {
             Reply::Registration { id, secret } => Ok((id, secret)),
@@ -178,6 +178,7 @@ impl BrokerIface {
         registration: &str,
     ) -> Result<(), Error> {
         let caller = self.broker.caller(header.sender()).await?;
+        super::bounds::check_frontend_options(&options)?;
         let call = Call::ResumeFrontend {
             spec: frontend_spec(path, &options)?,
             registration: registration.to_owned(),

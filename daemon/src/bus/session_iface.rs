@@ -36,6 +36,7 @@ impl SessionIface {
             timeout_secs: dict_u64(&options, "timeout"),
             submission_id: dict_str(&options, "submission-id"),
         };
+        super::bounds::check_submission_id(options.submission_id.as_deref())?;
         let path = self
             .broker
             .elicit(&caller, &self.session, request_json, options)

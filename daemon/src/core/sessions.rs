@@ -20,6 +20,7 @@ impl Core {
         // What the bus verified replaces whatever the client claimed there.
         origin.caller_pid = caller.pid;
         origin.caller_uid = Some(caller.uid);
+        self.check_uid_limit(caller)?;
         self.check_session_limit(caller)?;
         let record = SessionRecord {
             id: self.take_id().to_string(),
@@ -42,6 +43,26 @@ impl Core {
             .push(super::Effect::Export(Object::Session(record.id.clone())));
         self.state.open_session(record);
         self.reply(call, Ok(Reply::Session { path, token }));
+    }
+
+    /// Refuses a new session beyond `broker.sessions-per-uid`, across all
+    /// connections, counting those being opened: every caller runs as the
+    /// broker's uid, so a client opening more connections gains nothing. A
+    /// resumed session exists already and is not counted again.
+    fn check_uid_limit(&self, caller: &Caller) -> Result<(), Error> {
+        let per_uid = self.config.broker.sessions_per_uid;
+        let opening = self
+            .pending
+            .values()
+            .filter(|p| matches!(p, Pending::Open { .. }))
+            .count();
+        if self.state.sessions().count() + opening >= per_uid {
+            return Err(Error::LimitExceeded(format!(
+                "uid {} already has {per_uid} sessions open (broker.sessions-per-uid)",
+                caller.uid
+            )));
+        }
+        Ok(())
     }
 
     /// Refuses `caller` one more session beyond

@@ -98,12 +98,10 @@ pub(crate) fn writes(effects: &[Effect]) -> Vec<(u64, Vec<Write>, bool)> {
 /// The reply to `call` among `effects`, if there is one.
 pub(crate) fn reply(effects: &[Effect], call: u64) -> Option<Result<Reply, String>> {
     effects.iter().find_map(|e| match e {
-        Effect::Reply { call: c, result } if *c == call => {
-            Some(match result {
-                Ok(reply) => Ok(reply.clone()),
-                Err(error) => Err(error.to_string()),
-            })
-        }
+        Effect::Reply { call: c, result } if *c == call => Some(match result {
+            Ok(reply) => Ok(reply.clone()),
+            Err(error) => Err(error.to_string()),
+        }),
         _ => None,
     })
 }

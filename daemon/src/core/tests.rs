@@ -525,3 +525,16 @@ fn the_limits_hold_for_sessions_being_opened_and_forms_being_stored() {
     assert!(matches!(reply(&effects, call), Some(Err(e)) if e.contains("forms-per-session")));
     t.settle(pending);
 }
+
+#[test]
+fn more_connections_buy_no_more_sessions_than_the_uid_limit() {
+    let mut config = testkit::config();
+    config.broker.sessions_per_uid = 2;
+    let mut t = T::with(config);
+    t.open(":1.1");
+    let (_, pending) = t.call(":1.2", Call::OpenSession(Default::default()));
+    let (call, effects) = t.call(":1.3", Call::OpenSession(Default::default()));
+    assert!(matches!(reply(&effects, call), Some(Err(e)) if e.contains("sessions-per-uid")));
+    t.settle(pending);
+    assert_eq!(t.core.state().sessions().count(), 2);
+}

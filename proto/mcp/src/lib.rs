@@ -10,7 +10,7 @@
 //!   per field;
 //! * [`Limits`] — the size limits every check applies;
 //! * [`Action`] — accept, decline or cancel, one word each on the bus;
-//! * [`Origin`] — who asks;
+//! * [`Origin`] — who asks, and how long each of its fields may be;
 //! * [`SchemaErrors`] — why a request was refused, rule by rule;
 //! * [`text`] — text from outside made safe to print on a terminal.
 //!
@@ -24,6 +24,7 @@ mod form;
 mod formats;
 mod limits;
 mod origin;
+mod origin_limits;
 mod pattern;
 mod request;
 mod schema;
@@ -35,5 +36,8 @@ pub use error::{JsonRpcCode, Location, SchemaError, SchemaErrors};
 pub use form::{Choice, Field, FieldKind, Form, Pattern, TextFormat};
 pub use limits::Limits;
 pub use origin::{Origin, is_icon_name};
+pub use origin_limits::{
+    MAX_ORIGIN_NAME_BYTES, MAX_ORIGIN_PATH_BYTES, origin_field_limit, origin_field_refusal,
+};
 pub use request::{Elicitation, Mode};
 pub use rmcp::model::{ElicitResult, ElicitationAction};

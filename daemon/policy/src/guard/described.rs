@@ -230,6 +230,13 @@ const KEY_FILES: &[&str] = &[
     "wallet dat",
     "keystore",
     "jks",
+    // The usual names of TLS private keys (server.key, privkey.pem, key.pem).
+    "privkey",
+    "key pem",
+    "server key",
+    "client key",
+    "tls key",
+    "ssl key",
 ];
 
 /// Words that make a key file spoken of, not asked for: its path, its
