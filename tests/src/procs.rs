@@ -61,6 +61,25 @@ pub fn exited(pid: u32) -> bool {
     }
 }
 
+/// The live processes working in `dir` or below it, with their command
+/// lines: what a host started there and left behind, whoever its parent is
+/// now (init, after the host died). A process's working folder is
+/// inherited by everything it starts, unlike its environment, which hosts
+/// filter.
+pub fn working_in(dir: &std::path::Path) -> Vec<(u32, String)> {
+    processes()
+        .into_iter()
+        .filter(|(pid, _, _)| {
+            std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd.starts_with(dir))
+        })
+        .map(|(pid, _, _)| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            (pid, cmdline.trim_end().to_owned())
+        })
+        .collect()
+}
+
 /// The environment variable whose value marks every process of one tree:
 /// set on the command a test starts, it is inherited by everything that
 /// command starts, whatever group or session it moves to.

@@ -102,7 +102,9 @@ async fn host_dies_mid_form(server: Vec<String>, death: Death) {
     args.extend(["--bus".into(), bus.address().to_owned(), "proxy".into()]);
     args.extend(["--exit-grace-ms".into(), GRACE_MS.to_string(), "--".into()]);
     args.extend(server.iter().cloned());
-    let mut host = PyHost::start(&args, &[]);
+    // npx and the script it starts run on the pinned node, first on PATH.
+    let path = elicit_tests::node::node_path().unwrap_or_default();
+    let mut host = PyHost::start(&args, &[("PATH", Path::new(&path))]);
     host.event("ready").await;
     let shown = frontend.next_show().await;
 
@@ -393,6 +395,53 @@ async fn without_a_broker_the_form_is_cancelled_and_the_host_is_told() {
     assert!(
         before.iter().any(|m| m["method"] == "notifications/message"),
         "{before:?}"
+    );
+}
+
+/// A host that declared elicitation gets the form when elicitd cannot be
+/// reached, and is told so as a log message first: Claude Code in print
+/// mode declares elicitation and cancels every form itself, and it pipes
+/// the proxy's standard error where nobody sees it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_broker_a_host_that_elicits_gets_the_form_and_a_warning() {
+    // A bus without elicitd on it.
+    let bus = PrivateBus::start();
+    // HOME is the bus's folder, which holds no discovery record: the
+    // proxy must not find another test's broker through the user's.
+    let mut command = Command::new(binary("elicit"));
+    command
+        .args(["--bus", bus.address(), "proxy", "--"])
+        .args(fake(&[]))
+        .env("HOME", bus.dir());
+    let mut host = Host::spawn(command);
+    // The fake server answers no initialize; the proxy learns what the
+    // host declared from the request itself.
+    host.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}},
+                   "clientInfo": {"name": "print-mode-host", "version": "1"}}}))
+        .await;
+    host.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "ask_and_wait", "arguments": {}}}))
+        .await;
+    let mut warned_first = None;
+    let mut warned = false;
+    loop {
+        let message = host.recv().await;
+        if message["method"] == "notifications/message" {
+            let data = message["params"]["data"].as_str().unwrap_or_default();
+            warned |= message["params"]["level"] == "warning" && data.contains("elicitd cannot be reached");
+        } else if message["method"] == "elicitation/create" {
+            warned_first.get_or_insert(warned);
+            host.send(json!({"jsonrpc": "2.0", "id": message["id"], "result": {"action": "cancel"}}))
+                .await;
+        } else if message["id"] == json!(1) {
+            break;
+        }
+    }
+    assert_eq!(
+        warned_first,
+        Some(true),
+        "the host is warned before the form reaches it"
     );
 }
 

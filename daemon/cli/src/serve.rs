@@ -1,12 +1,13 @@
 //! `elicit serve`: a loopback Streamable HTTP endpoint in front of an MCP
 //! server, for hosts configured with a URL.
 
-use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use elicit_remote::serve::config::Config;
-use elicit_remote::serve::{self, EndpointSettings, Limits, Settings, Token, Upstream};
+use elicit_remote::serve::idle::IdleRules;
+use elicit_remote::serve::{self, EndpointSettings, Limits, Listen, Settings, Token, Upstream};
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::out::{esay, note};
@@ -19,15 +20,18 @@ use crate::remote_args::RemoteArgs;
 /// `elicit serve --listen 127.0.0.1:PORT -- CMD ARGS…` serves a stdio
 /// server at `http://127.0.0.1:PORT/mcp` (a process per session);
 /// `--config FILE` serves several under `/NAME/mcp`. Only loopback
-/// addresses are accepted, and requests whose Host or Origin is not this
+/// addresses (or a Unix socket, `--listen unix:PATH`) are accepted; only
+/// clients of the user serve runs as are served (the kernel says who owns
+/// each connection), and requests whose Host or Origin is not this
 /// server's are refused (DNS rebinding). Each URL is printed on standard
 /// output once bound.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The loopback address to listen on, as IP:PORT (port 0: a free one)
-    /// [default: 127.0.0.1:0, or the config's `listen`].
-    #[arg(long, value_name = "ADDR:PORT", value_parser = parse_listen)]
-    listen: Option<SocketAddr>,
+    /// Where to listen: a loopback IP:PORT (port 0: a free one), or
+    /// unix:PATH for a Unix socket of mode 0600 [default: 127.0.0.1:0, or
+    /// the config's `listen`].
+    #[arg(long, value_name = "ADDR:PORT|unix:PATH", value_parser = parse_listen)]
+    listen: Option<Listen>,
     /// Require `Authorization: Bearer TOKEN`, with the token read from
     /// FILE.
     #[arg(long, value_name = "FILE", conflicts_with = "require_token")]
@@ -39,6 +43,20 @@ pub struct Args {
     /// Front a remote Streamable HTTP server.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     upstream: Option<url::Url>,
+    /// Seconds a session (2025-era) with no client connection and nothing
+    /// waiting for one is kept before it and its server end: hosts that
+    /// leave without DELETE are not kept for good.
+    #[arg(long, value_name = "SECS", default_value = "300", value_parser = parse_secs)]
+    session_idle: Duration,
+    /// Seconds such a session is kept while something (a response, a form,
+    /// a server request) waits for a client that no stream reaches: a host
+    /// killed mid-form.
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = parse_secs)]
+    session_idle_pending: Duration,
+    /// Sessions kept at once per endpoint; when full, a new one ends the
+    /// longest-idle session without a client connected.
+    #[arg(long, value_name = "N", default_value_t = 32, value_parser = clap::value_parser!(u16).range(1..))]
+    max_sessions: u16,
     /// Serve the `[[server]]`s of a TOML file under `/NAME/mcp`.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["upstream", "command"])]
     config: Option<PathBuf>,
@@ -51,14 +69,20 @@ pub struct Args {
     command: Vec<String>,
 }
 
-/// `IP:PORT`, or `localhost:PORT` for 127.0.0.1.
-fn parse_listen(text: &str) -> Result<SocketAddr, String> {
-    if let Some(port) = text.strip_prefix("localhost:") {
-        let port: u16 = port.parse().map_err(|e| format!("bad port in {text:?}: {e}"))?;
-        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
-    }
+/// `IP:PORT`, `localhost:PORT` for 127.0.0.1, or `unix:PATH`.
+fn parse_listen(text: &str) -> Result<Listen, String> {
     text.parse()
-        .map_err(|e| format!("{text:?} is not IP:PORT (e.g. 127.0.0.1:8765): {e}"))
+}
+
+/// Seconds, fractions allowed (`0.5`), at most a day.
+fn parse_secs(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .parse()
+        .map_err(|e| format!("{text:?} is not a number of seconds: {e}"))?;
+    if !(0.0..=86_400.0).contains(&secs) || secs == 0.0 {
+        return Err(format!("{text:?}: give more than 0 and at most 86400 seconds"));
+    }
+    Ok(Duration::from_secs_f64(secs))
 }
 
 /// Runs `elicit serve` until SIGINT, SIGTERM or SIGHUP.
@@ -66,8 +90,20 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     init_logging();
     let settings = settings(args, bus)?;
     let bound = serve::bind(settings).await?;
-    for url in bound.urls() {
-        esay!("elicit serve: listening on {url}");
+    match bound.unix_path() {
+        Some(path) => {
+            let path = path.display();
+            for at in bound.paths() {
+                esay!(
+                    "elicit serve: listening on unix:{path}, at {at} (e.g. curl --unix-socket {path} http://localhost{at})"
+                );
+            }
+        }
+        None => {
+            for url in bound.urls() {
+                esay!("elicit serve: listening on {url}");
+            }
+        }
     }
     if let Some(file) = bound.token_file() {
         esay!("elicit serve: bearer token written to {}", file.display());
@@ -132,10 +168,17 @@ fn settings(args: Args, bus: Option<&str>) -> anyhow::Result<Settings> {
         }
     };
     Ok(Settings {
-        listen: listen.unwrap_or_else(|| SocketAddr::from((Ipv4Addr::LOCALHOST, 0))),
+        listen: listen.unwrap_or_default(),
         token,
         endpoints,
         proxy: args.relay.options(args.command, bus),
-        limits: Limits::default(),
+        limits: Limits {
+            max_sessions: usize::from(args.max_sessions),
+            idle: IdleRules {
+                idle: args.session_idle,
+                pending: args.session_idle_pending,
+            },
+            ..Limits::default()
+        },
     })
 }

@@ -91,8 +91,15 @@ fn fallback(ctx: &Ctx, mode: &str, why: &str) -> Decision {
     // without a choice"), not decline ("the user said no").
     let (action, said) = match ctx.options.no_broker {
         NoBroker::Host | NoBroker::Auto if host_can => {
-            crate::say!(
-                "elicit proxy: warning: elicitd cannot be reached ({why}); passing the form to the host"
+            // A host may declare elicitation and still answer nobody:
+            // Claude Code in print mode (`claude -p`) cancels every form
+            // itself. So the host is told too, not only standard error,
+            // which such a host pipes and never shows.
+            warn(
+                ctx,
+                &format!(
+                    "elicit proxy: warning: elicitd cannot be reached ({why}); the server's form goes to the host, and a host that cannot show forms (`claude -p`) cancels it"
+                ),
             );
             return Decision::Host;
         }
@@ -102,8 +109,17 @@ fn fallback(ctx: &Ctx, mode: &str, why: &str) -> Decision {
     let warning = format!(
         "elicit proxy: nobody was asked: elicitd cannot be reached ({why}), so the server's form was {said} (see `elicit proxy --no-broker`)"
     );
-    // stderr reaches the host's log of this server, where there is one;
-    // the log message reaches hosts that show server logs.
+    warn(ctx, &warning);
+    Decision::Unasked {
+        result: json!({ "action": action }),
+        warning,
+    }
+}
+
+/// Says `warning` on standard error, which reaches the host's log of this
+/// server where there is one, and as a `notifications/message` to the
+/// host, which hosts that show server logs display.
+fn warn(ctx: &Ctx, warning: &str) {
     crate::say!("{warning}");
     if ctx.state().host_logs(LOG_LEVEL) {
         let note = message::notification(
@@ -111,10 +127,6 @@ fn fallback(ctx: &Ctx, mode: &str, why: &str) -> Decision {
             json!({"level": LOG_LEVEL, "logger": "elicit-proxy", "data": warning}),
         );
         ctx.outbox.send(Peer::Host, &note);
-    }
-    Decision::Unasked {
-        result: json!({ "action": action }),
-        warning,
     }
 }
 

@@ -145,6 +145,17 @@ fn host_request(ctx: &Ctx, line: Vec<u8>, value: &mut Value) {
 
 fn remember_host(ctx: &Ctx, host: caps::HostCaps, info: Option<&Value>) {
     ctx.state().host_caps = host;
+    if crate::parent::is_placeholder(info)
+        && let Some(process) = &ctx.options.host_process
+    {
+        // A library's default name tells the user nothing; the process
+        // that started the proxy does.
+        ctx.with_origin(|origin| {
+            origin.host = Some(process.clone());
+            origin.host_version = None;
+        });
+        return;
+    }
     if let Some(info) = info {
         ctx.with_origin(|origin| {
             origin.host = info.get("name").and_then(Value::as_str).map(str::to_owned);

@@ -41,6 +41,7 @@ pub mod legacy;
 pub mod message;
 pub mod outbox;
 pub mod owner;
+pub mod parent;
 pub mod procfs;
 pub mod relay;
 pub mod rounds;
@@ -104,6 +105,11 @@ pub struct Options {
     pub exit_grace: Duration,
     /// Limits of the schema check.
     pub limits: elicit_proto::Limits,
+    /// The host's process as the stdio proxy's parent shows it
+    /// ([`parent::describe`]): the origin's host where the host's
+    /// `clientInfo` is a placeholder. `None` for `elicit serve`, whose
+    /// parent is no host.
+    pub host_process: Option<String>,
 }
 
 impl Options {
@@ -119,6 +125,7 @@ impl Options {
             max_line_bytes: 64 * 1024 * 1024,
             exit_grace: Duration::from_secs(5),
             limits: elicit_proto::Limits::default(),
+            host_process: None,
         }
     }
 }

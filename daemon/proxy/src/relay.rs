@@ -92,7 +92,9 @@ impl ServerEnd {
 /// Runs the proxy in front of `options.command` on the proxy's own stdio
 /// until the server exits; returns the server's exit code (128 + signal
 /// when a signal ended it), which the proxy should exit with.
-pub async fn run(options: Options) -> Result<i32, ProxyError> {
+pub async fn run(mut options: Options) -> Result<i32, ProxyError> {
+    // The stdio proxy's parent is its host.
+    options.host_process = super::parent::describe().await;
     let ends = Ends {
         server: ServerEnd::spawn(&options.command, options.exit_grace)?,
         stop: stop_on_signals()?,

@@ -9,8 +9,8 @@ use url::Url;
 use super::error::AuthError;
 use super::http::{Fetched, get_json};
 use super::metadata::{
-    ResourceMetadata, ServerMetadata, canonical_resource, origin_of, resource_covers,
-    resource_metadata_candidates, server_metadata_candidates,
+    ResourceMetadata, ServerMetadata, canonical_resource, issuer_on_origin, origin_of, resource_covers,
+    resource_metadata_candidates, same_issuer, server_metadata_candidates,
 };
 
 /// What discovery found for one MCP server.
@@ -21,7 +21,8 @@ pub struct Discovered {
     /// Scopes the resource metadata lists, for when the challenge names none.
     pub scopes_supported: Option<Vec<String>>,
     /// The authorization server's issuer (or, without metadata, the MCP
-    /// server's origin), for messages and as the token store's key.
+    /// server's origin), for messages and the authorization response's
+    /// `iss` check.
     pub issuer: String,
     /// Its endpoints and capabilities.
     pub server: ServerMetadata,
@@ -88,10 +89,14 @@ async fn from_resource_metadata(
     for candidate in server_metadata_candidates(&issuer_url) {
         match get_json::<ServerMetadata>(http, &candidate, "authorization server metadata").await? {
             Fetched::Found(found) => {
+                check_issuer(&found, issuer, &candidate, |advertised| {
+                    same_issuer(issuer, advertised)
+                })?;
                 return Ok(Discovered {
                     resource,
                     scopes_supported: metadata.scopes_supported,
-                    issuer: issuer.clone(),
+                    // The metadata's own spelling, which `iss` must match.
+                    issuer: found.issuer.clone().unwrap_or_else(|| issuer.clone()),
                     server: found,
                     from: Some(from),
                 });
@@ -113,18 +118,86 @@ async fn legacy(http: &Client, server: &Url) -> Result<Discovered, AuthError> {
         "{}/.well-known/oauth-authorization-server",
         origin.as_str().trim_end_matches('/')
     );
-    let found = match get_json::<ServerMetadata>(http, &candidate, "authorization server metadata").await? {
-        Fetched::Found(found) => found,
+    let origin_text = origin.as_str().trim_end_matches('/').to_owned();
+    let (found, issuer) = match get_json::<ServerMetadata>(http, &candidate, "authorization server metadata")
+        .await?
+    {
+        Fetched::Found(found) => {
+            check_issuer(&found, &origin_text, &candidate, |advertised| {
+                issuer_on_origin(advertised, server)
+            })?;
+            let issuer = found.issuer.clone().unwrap_or_else(|| origin_text.clone());
+            (found, issuer)
+        }
         Fetched::Missing(status) => {
             tracing::info!(%status, "no authorization server metadata either: using /authorize, /token and /register");
-            ServerMetadata::fallback(&origin)
+            (ServerMetadata::fallback(&origin), origin_text)
         }
     };
     Ok(Discovered {
         resource: canonical_resource(server),
         scopes_supported: None,
-        issuer: origin.as_str().trim_end_matches('/').to_owned(),
+        issuer,
         server: found,
         from: None,
     })
+}
+
+/// Refuses metadata whose `issuer` is missing or not `expected` (as
+/// `matches` judges), naming both and where it came from.
+fn check_issuer(
+    found: &ServerMetadata,
+    expected: &str,
+    url: &str,
+    matches: impl Fn(&str) -> bool,
+) -> Result<(), AuthError> {
+    match found.issuer.as_deref() {
+        Some(advertised) if matches(advertised) => Ok(()),
+        advertised => Err(AuthError::IssuerMismatch {
+            expected: format!("{expected:?}"),
+            advertised: advertised.map_or_else(|| "(none)".to_owned(), |a| format!("{a:?}")),
+            url: url.to_owned(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn metadata(issuer: Option<&str>) -> ServerMetadata {
+        let mut found = ServerMetadata::fallback(&Url::parse("https://as.example").unwrap());
+        found.issuer = issuer.map(str::to_owned);
+        found
+    }
+
+    #[test]
+    fn metadata_for_another_issuer_is_refused_naming_both() {
+        let same = |a: &str| same_issuer("https://as.example", a);
+        assert!(
+            check_issuer(
+                &metadata(Some("https://as.example")),
+                "https://as.example",
+                "u",
+                same
+            )
+            .is_ok()
+        );
+        let error = check_issuer(
+            &metadata(Some("https://evil.example")),
+            "https://as.example",
+            "u",
+            same,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("https://evil.example") && error.contains("https://as.example"),
+            "{error}"
+        );
+        // RFC 8414 makes `issuer` required: a document without one is not
+        // taken for anyone's.
+        let error = check_issuer(&metadata(None), "https://as.example", "u", same).unwrap_err();
+        assert!(error.to_string().contains("(none)"), "{error}");
+    }
 }

@@ -70,6 +70,26 @@ pub enum AuthError {
         /// The server's URL.
         server: String,
     },
+    /// The authorization server metadata speaks for another issuer than
+    /// the one it was fetched for (RFC 8414 §3.3): a mix-up, or a
+    /// misconfigured server, whose endpoints must not be used.
+    #[error(
+        "the authorization server metadata at {url} is for the issuer {advertised}, not for {expected}, \
+         which it was fetched for: refusing to use it (RFC 8414 §3.3)"
+    )]
+    IssuerMismatch {
+        /// The issuer the metadata was fetched for.
+        expected: String,
+        /// The `issuer` it names (`(none)` when it names none).
+        advertised: String,
+        /// Where it was fetched.
+        url: String,
+    },
+    /// The authorization response's `iss` is missing where the server
+    /// says it sends one, or names another issuer (RFC 9207): the code
+    /// may be another server's and is not sent anywhere.
+    #[error("the authorization response {0} (RFC 9207): the code is not used")]
+    WrongIss(String),
     /// The authorization server does not offer PKCE with S256.
     #[error("the authorization server {issuer} does not support PKCE with S256, which MCP requires")]
     NoPkce {

@@ -21,6 +21,13 @@ pub struct ResourceMetadata {
 /// fields this client uses.
 #[derive(Debug, Clone, Deserialize)]
 pub struct ServerMetadata {
+    /// The issuer identifier the document speaks for; it must be the one
+    /// the document was fetched for (RFC 8414 §3.3).
+    pub issuer: Option<String>,
+    /// Whether authorization responses carry `iss` (RFC 9207), which
+    /// must then be there and match.
+    #[serde(default)]
+    pub authorization_response_iss_parameter_supported: bool,
     /// Where the user authorizes.
     pub authorization_endpoint: String,
     /// Where codes and refresh tokens become tokens.
@@ -51,6 +58,8 @@ impl ServerMetadata {
                 .unwrap_or_else(|_| path.to_owned())
         };
         ServerMetadata {
+            issuer: None,
+            authorization_response_iss_parameter_supported: false,
             authorization_endpoint: at("/authorize"),
             token_endpoint: at("/token"),
             registration_endpoint: Some(at("/register")),
@@ -145,6 +154,33 @@ pub fn resource_covers(advertised: &str, server: &Url) -> bool {
     path == parent || path.starts_with(&format!("{parent}/"))
 }
 
+/// Whether the metadata's `issuer` is the issuer `expected` it was
+/// fetched for (RFC 8414 §3.3): the same string, or for an issuer with no
+/// path the same but for the slash that URL parsers add (`https://as` and
+/// `https://as/` name one issuer, and its metadata has one URL).
+pub fn same_issuer(expected: &str, advertised: &str) -> bool {
+    if expected == advertised {
+        return true;
+    }
+    let bare = |text: &str| text.strip_suffix('/').unwrap_or(text).to_owned();
+    bare(expected) == bare(advertised)
+        && Url::parse(expected).is_ok_and(|url| url.path() == "/" && url.query().is_none())
+}
+
+/// 2025-03-26 discovery asks the MCP server's origin, which names no
+/// issuer: its metadata's `issuer` must be on that origin (an
+/// authorization server under a path of it is the server's own).
+pub fn issuer_on_origin(advertised: &str, server: &Url) -> bool {
+    Url::parse(advertised).is_ok_and(|issuer| {
+        issuer.scheme() == server.scheme()
+            && issuer.host_str().map(str::to_ascii_lowercase)
+                == server.host_str().map(str::to_ascii_lowercase)
+            && issuer.port_or_known_default() == server.port_or_known_default()
+            && issuer.query().is_none()
+            && issuer.fragment().is_none()
+    })
+}
+
 /// The canonical URI of the MCP server (RFC 8707 §2, MCP "Canonical
 /// Server URI"): no fragment, no trailing slash after a path.
 pub fn canonical_resource(server: &Url) -> String {
@@ -227,6 +263,30 @@ mod tests {
         assert!(!resource_covers("http://mcp.example/api/mcp", &server));
         assert!(!resource_covers("https://evil.example/api/mcp", &server));
         assert!(!resource_covers("not a url", &server));
+    }
+
+    #[test]
+    fn an_issuer_is_the_same_string_or_its_root_slash() {
+        assert!(same_issuer("https://as.example", "https://as.example"));
+        assert!(same_issuer("https://as.example", "https://as.example/"));
+        assert!(same_issuer("https://as.example/", "https://as.example"));
+        assert!(same_issuer("https://as.example/t1", "https://as.example/t1"));
+        assert!(!same_issuer("https://as.example/t1", "https://as.example/t1/"));
+        assert!(!same_issuer("https://as.example", "https://evil.example"));
+        assert!(!same_issuer("https://as.example/t1", "https://as.example/t2"));
+        assert!(!same_issuer("https://as.example", "https://AS.example"));
+        assert!(!same_issuer("https://as.example", "http://as.example"));
+    }
+
+    #[test]
+    fn a_legacy_issuer_is_on_the_servers_origin() {
+        let server = url("http://localhost:3/deep/mcp");
+        assert!(issuer_on_origin("http://localhost:3", &server));
+        assert!(issuer_on_origin("http://localhost:3/oauth", &server));
+        assert!(!issuer_on_origin("http://localhost:4", &server));
+        assert!(!issuer_on_origin("https://localhost:3", &server));
+        assert!(!issuer_on_origin("http://evil.example:3", &server));
+        assert!(!issuer_on_origin("not a url", &server));
     }
 
     #[test]

@@ -378,7 +378,7 @@ impl Auth {
         )?;
         let redirect_uri = redirect.uri().to_owned();
         let redirect_port = redirect.port();
-        let code = tokio::time::timeout(self.config.patience, async {
+        let returned = tokio::time::timeout(self.config.patience, async {
             self.ask(&started.url).await?;
             redirect.code(self.config.patience, &self.cancel).await
         })
@@ -387,6 +387,14 @@ impl Auth {
             redirect: redirect_uri.clone(),
             secs: self.config.patience.as_secs(),
         })??;
+        // Mix-up defence: a code another issuer sent is not traded at
+        // this issuer's token endpoint.
+        redirect::check_iss(
+            &found.issuer,
+            found.server.authorization_response_iss_parameter_supported,
+            returned.iss.as_deref(),
+        )?;
+        let code = returned.code;
         let grant = flow::exchange(
             &self.http,
             &client,

@@ -20,7 +20,33 @@ use super::secret::Secret;
 const PATH: &str = "/callback";
 
 /// What the browser brought back.
-type Response = Result<Secret, AuthError>;
+type Response = Result<Returned, AuthError>;
+
+/// A successful authorization response.
+#[derive(Debug)]
+pub struct Returned {
+    /// The authorization code.
+    pub code: Secret,
+    /// The `iss` parameter (RFC 9207), if the server sent one.
+    pub iss: Option<String>,
+}
+
+/// Whether an authorization response's `iss` is acceptable: it must be
+/// the issuer whose endpoint was used, and it must be there when that
+/// issuer's metadata says it sends one (RFC 9207 §2.4).
+pub fn check_iss(issuer: &str, required: bool, iss: Option<&str>) -> Result<(), AuthError> {
+    match iss {
+        // A plain string comparison, as RFC 9207 says.
+        Some(iss) if iss == issuer => Ok(()),
+        Some(iss) => Err(AuthError::WrongIss(format!(
+            "comes from the issuer {iss:?}, not from {issuer:?}, which was asked"
+        ))),
+        None if required => Err(AuthError::WrongIss(format!(
+            "carries no iss, which {issuer:?} says it always sends"
+        ))),
+        None => Ok(()),
+    }
+}
 
 /// Shared with the handler: the expected state, and where the one
 /// response goes.
@@ -90,7 +116,11 @@ impl Redirect {
     }
 
     /// Waits for the code, at most `patience`, or until `cancel`.
-    pub async fn code(mut self, patience: Duration, cancel: &CancellationToken) -> Result<Secret, AuthError> {
+    pub async fn code(
+        mut self,
+        patience: Duration,
+        cancel: &CancellationToken,
+    ) -> Result<Returned, AuthError> {
         tokio::select! {
             response = &mut self.response => {
                 response.unwrap_or_else(|_| Err(AuthError::Listener("the listener stopped".into())))
@@ -145,7 +175,14 @@ async fn callback(
                 query.get("error_description").cloned(),
             )),
         ),
-        (Some(code), None) => (StatusCode::OK, DONE, Ok(Secret::new(code.clone()))),
+        (Some(code), None) => (
+            StatusCode::OK,
+            DONE,
+            Ok(Returned {
+                code: Secret::new(code.clone()),
+                iss: query.get("iss").cloned(),
+            }),
+        ),
         (None, None) => (
             StatusCode::BAD_REQUEST,
             FAILED,
@@ -181,11 +218,49 @@ mod tests {
         assert!(uri.starts_with("http://127.0.0.1:"));
         assert_eq!(get(&format!("{uri}?code=forged&state=other")).await, 400);
         assert_eq!(get(&format!("{uri}?code=c1&state=s1")).await, 200);
-        let code = redirect
+        let returned = redirect
             .code(Duration::from_secs(5), &CancellationToken::new())
             .await
             .unwrap();
-        assert_eq!(code.expose(), "c1");
+        assert_eq!(returned.code.expose(), "c1");
+        assert_eq!(returned.iss, None);
+    }
+
+    #[tokio::test]
+    async fn the_iss_parameter_is_kept() {
+        let redirect = Redirect::listen(None, Secret::new("s")).await.unwrap();
+        let uri = redirect.uri().to_owned();
+        assert_eq!(
+            get(&format!("{uri}?code=c&state=s&iss=https%3A%2F%2Fas.example")).await,
+            200
+        );
+        let returned = redirect
+            .code(Duration::from_secs(5), &CancellationToken::new())
+            .await
+            .unwrap();
+        assert_eq!(returned.iss.as_deref(), Some("https://as.example"));
+    }
+
+    #[test]
+    fn iss_must_match_and_be_there_when_advertised() {
+        let issuer = "https://as.example";
+        assert!(check_iss(issuer, true, Some(issuer)).is_ok());
+        assert!(check_iss(issuer, false, Some(issuer)).is_ok());
+        assert!(check_iss(issuer, false, None).is_ok());
+        let missing = check_iss(issuer, true, None).unwrap_err().to_string();
+        assert!(missing.contains("carries no iss"), "{missing}");
+        // Compared wherever it is present, advertised or not.
+        for required in [true, false] {
+            let wrong = check_iss(issuer, required, Some("https://evil.example"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                wrong.contains("https://evil.example") && wrong.contains(issuer),
+                "{wrong}"
+            );
+        }
+        // A plain comparison: no trailing-slash or case leniency.
+        assert!(check_iss(issuer, false, Some("https://as.example/")).is_err());
     }
 
     #[tokio::test]

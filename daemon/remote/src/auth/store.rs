@@ -207,8 +207,79 @@ mod file {
     use super::*;
     use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 
+    use std::os::unix::fs::MetadataExt;
+
+    /// What an existing token directory is, to the user `own`.
+    #[derive(Debug, PartialEq, Eq)]
+    pub enum DirState {
+        /// Theirs, and closed to everyone else.
+        Private,
+        /// Theirs, but open to others (its mode).
+        Loose(u32),
+        /// Someone else's (its owner): its files may be planted.
+        Foreign(u32),
+    }
+
+    /// Judges a directory owned by `owner` with permission bits `mode`.
+    pub fn judge(owner: u32, mode: u32, own: u32) -> DirState {
+        if owner != own {
+            DirState::Foreign(owner)
+        } else if mode & 0o077 != 0 {
+            DirState::Loose(mode & 0o7777)
+        } else {
+            DirState::Private
+        }
+    }
+
+    /// An existing `dir` is made the user's alone: mode 0700, with a
+    /// warning, if it was open to others; an error if it is not theirs
+    /// (another user could have put tokens there, or read them).
+    pub fn secure_dir(dir: &std::path::Path) -> std::io::Result<()> {
+        let metadata = match std::fs::metadata(dir) {
+            Ok(metadata) => metadata,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(error) => return Err(error),
+        };
+        if !metadata.is_dir() {
+            return Err(std::io::Error::other("the token directory is not a directory"));
+        }
+        let own = rustix::process::geteuid().as_raw();
+        match judge(metadata.uid(), metadata.mode(), own) {
+            DirState::Private => Ok(()),
+            DirState::Loose(mode) => {
+                std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+                // Said on standard error whatever the log level: the user
+                // should know their tokens' folder was open.
+                eprintln!(
+                    "elicit: warning: the token directory {} was mode {mode:04o}, open to other users: it is 0700 now",
+                    dir.display()
+                );
+                Ok(())
+            }
+            DirState::Foreign(owner) => Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!(
+                    "the token directory belongs to uid {owner}, not to you (uid {own}): \
+                     refusing to keep or read tokens there"
+                ),
+            )),
+        }
+    }
+
+    /// The record at `path`, if its directory and the file are the user's.
     pub fn load(path: &std::path::Path) -> Option<String> {
-        std::fs::read_to_string(path).ok()
+        let dir = path.parent()?;
+        if let Err(error) = secure_dir(dir) {
+            tracing::warn!(dir = %dir.display(), %error, "not reading kept tokens");
+            return None;
+        }
+        let file = std::fs::File::open(path).ok()?;
+        let owner = file.metadata().ok()?.uid();
+        if owner != rustix::process::geteuid().as_raw() {
+            tracing::warn!(path = %path.display(), owner, "ignoring a token file of another user");
+            return None;
+        }
+        std::io::read_to_string(file).ok()
     }
 
     /// Writes `text` to `path` atomically, mode 0600, in a directory of
@@ -217,6 +288,7 @@ mod file {
         let dir = path
             .parent()
             .ok_or_else(|| std::io::Error::other("no directory"))?;
+        secure_dir(dir)?;
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
@@ -328,6 +400,52 @@ mod tests {
         assert_eq!(dir_mode, 0o700);
         store.forget(&key()).await;
         assert_eq!(store.load(&key()).await, None);
+    }
+
+    #[test]
+    fn a_token_directory_is_judged_by_owner_then_mode() {
+        use file::{DirState, judge};
+        assert_eq!(judge(1000, 0o40700, 1000), DirState::Private);
+        assert_eq!(judge(1000, 0o40777, 1000), DirState::Loose(0o777));
+        assert_eq!(judge(1000, 0o40750, 1000), DirState::Loose(0o750));
+        assert_eq!(judge(0, 0o40700, 1000), DirState::Foreign(0));
+        assert_eq!(judge(65534, 0o40777, 1000), DirState::Foreign(65534));
+    }
+
+    #[tokio::test]
+    async fn an_open_token_directory_is_tightened() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let tokens_dir = dir.path().join("tokens");
+        std::fs::create_dir(&tokens_dir).unwrap();
+        std::fs::set_permissions(&tokens_dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let store = Store::new(StoreChoice::File(tokens_dir.clone()));
+        store.save(&key(), &tokens()).await.unwrap();
+        let mode = std::fs::metadata(&tokens_dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        assert_eq!(store.load(&key()).await, Some(tokens()));
+    }
+
+    /// A directory of another user (made so with chown, which needs root:
+    /// the tests run as root in CI) is neither written nor read.
+    #[tokio::test]
+    async fn a_token_directory_of_another_user_is_refused() {
+        if !rustix::process::geteuid().is_root() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "this test needs root (chown) under CI"
+            );
+            eprintln!("skipped: chown needs root");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let tokens_dir = dir.path().join("tokens");
+        let store = Store::new(StoreChoice::File(tokens_dir.clone()));
+        store.save(&key(), &tokens()).await.unwrap();
+        std::os::unix::fs::chown(&tokens_dir, Some(65534), Some(65534)).unwrap();
+        assert_eq!(store.load(&key()).await, None, "a planted record is not read");
+        let error = store.save(&key(), &tokens()).await.unwrap_err().to_string();
+        assert!(error.contains("uid 65534"), "{error}");
     }
 
     #[test]

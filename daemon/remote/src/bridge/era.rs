@@ -124,6 +124,25 @@ pub fn encode(text: &str) -> HeaderValue {
     HeaderValue::try_from(text).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
+/// The text a header value stands for: the `=?base64?…?=` sentinel
+/// decoded (standard alphabet, UTF-8, the markers case-sensitive as the
+/// spec writes them), any other value as it is. An `Err` says why a
+/// sentinel does not decode.
+pub fn decode(value: &str) -> Result<std::borrow::Cow<'_, str>, String> {
+    let Some(inner) = value
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    else {
+        return Ok(std::borrow::Cow::Borrowed(value));
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(inner)
+        .map_err(|error| format!("its base64 does not decode: {error}"))?;
+    String::from_utf8(bytes)
+        .map(std::borrow::Cow::Owned)
+        .map_err(|_| "its decoded bytes are not UTF-8".to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -160,5 +179,23 @@ mod tests {
         let mut headers = HeaderMap::new();
         stateless_headers(&read, None, &mut headers);
         assert_eq!(headers["mcp-name"], "file:///a");
+    }
+
+    #[test]
+    fn header_values_decode_as_they_were_encoded() {
+        for text in ["plain", "naïve tool", " edge ", "=?base64?looks?="] {
+            let encoded = encode(text);
+            let decoded = decode(encoded.to_str().unwrap_or_default());
+            assert_eq!(decoded.as_deref(), Ok(text), "{encoded:?}");
+        }
+        // The spec's own example.
+        assert_eq!(
+            decode("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=").as_deref(),
+            Ok("=?base64?literal?=")
+        );
+        assert!(decode("=?base64?not base64!?=").is_err());
+        assert!(decode("=?base64?/w==?=").is_err(), "not UTF-8");
+        // Markers in another case are not the sentinel.
+        assert_eq!(decode("=?BASE64?eA==?=").as_deref(), Ok("=?BASE64?eA==?="));
     }
 }

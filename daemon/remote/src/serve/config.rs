@@ -1,7 +1,7 @@
 //! `elicit serve --config FILE`: several upstreams under named paths.
 //!
 //! ```toml
-//! listen = "127.0.0.1:8765"
+//! listen = "127.0.0.1:8765"          # or: listen = "unix:/run/user/1000/mcp.sock"
 //! require_token = true            # or: token_file = "/path/to/token"
 //!
 //! [[server]]
@@ -15,20 +15,20 @@
 //!
 //! Each server is served at `/NAME/mcp`.
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use super::ServeError;
+use super::listen::Listen;
 use super::settings::{Endpoint, Token, Upstream};
 
 /// The file's contents.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
-    /// Where to listen.
-    pub listen: Option<SocketAddr>,
+    /// Where to listen: `IP:PORT` or `unix:PATH`.
+    pub listen: Option<Listen>,
     /// Generate a token (written to `token_file`, or the default place).
     #[serde(default)]
     pub require_token: bool,

@@ -3,11 +3,15 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Instant;
 
 use axum::http::StatusCode;
 use elicit_proxy::Options;
+use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::budget::Budget;
+use super::idle;
 use super::pipe::Pipe;
 use super::rpc::{Rejection, SERVER_ERROR};
 use super::session::{self, Session};
@@ -22,23 +26,52 @@ pub struct Endpoint {
     pub upstream: Upstream,
     options: Options,
     limits: Limits,
+    /// The bytes of bodies held at once, shared with the other endpoints.
+    pub budget: Budget,
     tracker: TaskTracker,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     shared: Mutex<Option<Arc<Shared>>>,
+    /// Stops the idle sessions' reaper.
+    stopping: CancellationToken,
 }
 
 impl Endpoint {
     /// An endpoint in front of `upstream`; relays run as `options` say,
-    /// their tasks tracked by `tracker`.
-    pub fn new(upstream: Upstream, options: Options, limits: Limits, tracker: TaskTracker) -> Arc<Endpoint> {
-        Arc::new(Endpoint {
+    /// their tasks tracked by `tracker`, bodies read within `budget`. Starts the task that ends idle
+    /// sessions (so it needs a Tokio runtime), until [`Endpoint::stop_all`].
+    pub fn new(
+        upstream: Upstream,
+        options: Options,
+        limits: Limits,
+        budget: Budget,
+        tracker: TaskTracker,
+    ) -> Arc<Endpoint> {
+        let endpoint = Arc::new(Endpoint {
             upstream,
             options,
             limits,
+            budget,
             tracker,
             sessions: Mutex::new(HashMap::new()),
             shared: Mutex::new(None),
-        })
+            stopping: CancellationToken::new(),
+        });
+        let weak = Arc::downgrade(&endpoint);
+        let stopping = endpoint.stopping.clone();
+        let tick = endpoint.limits.idle.tick();
+        endpoint.tracker.spawn(async move {
+            let mut ticks = tokio::time::interval(tick);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    () = stopping.cancelled() => break,
+                    _ = ticks.tick() => {}
+                }
+                let Some(endpoint) = weak.upgrade() else { break };
+                endpoint.end_idle(Instant::now());
+            }
+        });
+        endpoint
     }
 
     fn sessions(&self) -> MutexGuard<'_, HashMap<String, Arc<Session>>> {
@@ -55,16 +88,7 @@ impl Endpoint {
     /// Starts a session: a relay of its own (for a command, a process of
     /// its own).
     pub fn create_session(self: &Arc<Self>) -> Result<Arc<Session>, Rejection> {
-        if self.sessions().len() >= self.limits.max_sessions {
-            return Err(Rejection::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                SERVER_ERROR,
-                format!(
-                    "{} sessions are open, the most this server keeps: end one (DELETE) first",
-                    self.limits.max_sessions
-                ),
-            ));
-        }
+        self.make_room()?;
         let id = random_hex(16);
         let endpoint = Arc::downgrade(self);
         let key = id.clone();
@@ -81,6 +105,58 @@ impl Endpoint {
         let session = Arc::new(Session::new(id.clone(), pipe, routes));
         self.sessions().insert(id, session.clone());
         Ok(session)
+    }
+
+    /// Room for one more session: a full table loses its longest-idle
+    /// session without a client connected; refused when every session has
+    /// one (they are all in use).
+    fn make_room(&self) -> Result<(), Rejection> {
+        let victim = {
+            let sessions = self.sessions();
+            if sessions.len() < self.limits.max_sessions.max(1) {
+                return Ok(());
+            }
+            idle::evictee(sessions.iter().map(|(id, s)| (id.clone(), s.activity())))
+        };
+        let Some(victim) = victim else {
+            return Err(Rejection::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                SERVER_ERROR,
+                format!(
+                    "{} sessions are open, the most this server keeps, and each has a client \
+                     connected: end one (DELETE) first",
+                    self.limits.max_sessions
+                ),
+            ));
+        };
+        tracing::info!(
+            session = %victim,
+            max = self.limits.max_sessions,
+            "the session table is full: ending the longest-idle session"
+        );
+        self.end_session(&victim);
+        Ok(())
+    }
+
+    /// Ends every session whose host has been gone too long at `now`
+    /// (see [`idle`]).
+    pub fn end_idle(&self, now: Instant) {
+        let rules = self.limits.idle;
+        let expired: Vec<(String, idle::Activity)> = self
+            .sessions()
+            .iter()
+            .map(|(id, session)| (id.clone(), session.activity()))
+            .filter(|(_, activity)| rules.expired(activity, now))
+            .collect();
+        for (id, activity) in expired {
+            tracing::info!(
+                session = %id,
+                idle_ms = now.saturating_duration_since(activity.last).as_millis() as u64,
+                pending = activity.pending,
+                "no client for this session: ending it and its server"
+            );
+            self.end_session(&id);
+        }
     }
 
     /// Ends session `id` (DELETE); false when there is none.
@@ -109,6 +185,7 @@ impl Endpoint {
 
     /// Ends every relay (shutdown).
     pub fn stop_all(&self) {
+        self.stopping.cancel();
         let sessions: Vec<Arc<Session>> = self.sessions().drain().map(|(_, s)| s).collect();
         for session in sessions {
             session.close();

@@ -15,11 +15,18 @@ pub enum ServeError {
     /// The listen address could not be bound.
     #[error("cannot listen on {address}: {source}")]
     Bind {
-        /// The address asked for.
-        address: SocketAddr,
+        /// The address asked for (`IP:PORT` or `unix:PATH`).
+        address: String,
         /// What the system said.
         source: std::io::Error,
     },
+    /// Over TCP, which user a client runs as cannot be learnt here, and
+    /// no token is required: every local user could reach the server.
+    #[error(
+        "cannot learn which user a TCP client runs as ({0}), so every local user could reach this \
+         server: give --require-token (or --token-file), or --listen unix:PATH"
+    )]
+    NoPeerLookup(String),
     /// The token file could not be read or written.
     #[error("token file {path}: {source}")]
     TokenFile {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -25,8 +25,8 @@ const MCP_NAME: &str = "mcp-name";
 const LAST_EVENT_ID: &str = "last-event-id";
 
 /// POST: one JSON-RPC message.
-pub async fn post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, body: Bytes) -> Response {
-    match handle_post(&endpoint, &headers, &body).await {
+pub async fn post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, body: Body) -> Response {
+    match handle_post(&endpoint, &headers, body).await {
         Ok(response) => response,
         Err(rejection) => rejection.into_response(),
     }
@@ -35,7 +35,7 @@ pub async fn post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, bod
 async fn handle_post(
     endpoint: &Arc<Endpoint>,
     headers: &HeaderMap,
-    body: &[u8],
+    body: Body,
 ) -> Result<Response, Rejection> {
     let content_type = text(headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
     if !content_type.to_ascii_lowercase().starts_with("application/json") {
@@ -47,11 +47,15 @@ async fn handle_post(
     }
     let sse = accepts(headers, true)?;
     check_version(headers)?;
-    let message = Message::parse(body)?;
+    let length = text(headers, header::CONTENT_LENGTH.as_str()).and_then(|n| n.parse().ok());
+    let (body, held) = endpoint.budget.read(body, length).await?;
+    let message = Message::parse(&body)?.holding(held);
+    // The parsed message holds the budget from here on.
+    drop(body);
     if let Some(id) = text(headers, SESSION_ID) {
         let session = endpoint.session(id).ok_or_else(|| gone(id))?;
         return match message.kind {
-            Kind::Request => session.request(message, sse).await,
+            Kind::Request => session.request(message, sse, primes(headers, None)).await,
             Kind::Notification | Kind::Response => {
                 session.pass(message).await?;
                 Ok(StatusCode::ACCEPTED.into_response())
@@ -72,7 +76,8 @@ async fn handle_post(
     }
     if message.kind == Kind::Request && message.method() == Some("initialize") {
         let session = endpoint.create_session()?;
-        let mut response = session.request(message, sse).await?;
+        let prime = primes(headers, Some(&message));
+        let mut response = session.request(message, sse, prime).await?;
         if let Ok(value) = HeaderValue::from_str(&session.id) {
             response.headers_mut().insert(SESSION_ID, value);
         }
@@ -91,7 +96,7 @@ pub async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> R
         accepts(&headers, false)?;
         check_version(&headers)?;
         let session = session_of(&endpoint, &headers)?;
-        session.open(text(&headers, LAST_EVENT_ID))
+        session.open(text(&headers, LAST_EVENT_ID), primes(&headers, None))
     })();
     outcome.unwrap_or_else(IntoResponse::into_response)
 }
@@ -123,6 +128,28 @@ fn session_of(endpoint: &Endpoint, headers: &HeaderMap) -> Result<Arc<super::ses
         }
         None => Err(Rejection::bad_request("the Mcp-Session-Id header is missing")),
     }
+}
+
+/// The first revision whose SSE streams begin with a priming event (an id
+/// and an empty `data:`, SEP-1699).
+const PRIMING_SINCE: &str = "2025-11-25";
+
+/// Whether a stream of this session starts with the priming event: only
+/// from 2025-11-25 on. Clients of 2025-06-18 know no such event, and some
+/// fail on it: the TypeScript SDK before 1.24, which the Gemini CLI 0.61
+/// bundles, parses the empty `data:` as JSON and drops the connection.
+/// The revision is the `MCP-Protocol-Version` header, or for `initialize`
+/// the one the client asks for. Without either the spec has the server
+/// assume 2025-03-26, so no priming (the Gemini CLI's GET stream comes
+/// without the header).
+fn primes(headers: &HeaderMap, initialize: Option<&Message>) -> bool {
+    let asked = initialize
+        .and_then(|m| m.value.pointer("/params/protocolVersion"))
+        .and_then(Value::as_str);
+    // Revisions are dates: they order as text.
+    text(headers, PROTOCOL_VERSION)
+        .or(asked)
+        .is_some_and(|version| version >= PRIMING_SINCE)
 }
 
 /// Whether to answer with SSE; `json_ok` when plain JSON would do.
@@ -192,10 +219,18 @@ fn check_stateless_headers(headers: &HeaderMap, message: &Message, version: &str
     };
     if let Some(Value::String(name)) = named {
         let header = text(headers, MCP_NAME);
-        // A value outside visible ASCII travels base64-encoded; it is
-        // left to the upstream rather than decoded here.
-        let encoded = header.is_some_and(|h| h.starts_with("=?base64?"));
-        if !encoded && header != Some(name.as_str()) {
+        // A value outside visible ASCII travels as `=?base64?…?=`: it is
+        // compared decoded, so that an encoded header cannot skip the check.
+        let decoded = header
+            .map(crate::bridge::era::decode)
+            .transpose()
+            .map_err(|why| {
+                mismatch(format!(
+                    "Mcp-Name header {:?} is not a valid encoded value: {why}",
+                    header.unwrap_or_default()
+                ))
+            })?;
+        if decoded.as_deref() != Some(name.as_str()) {
             return Err(mismatch(format!(
                 "Mcp-Name header {:?} does not match the body's {:?}",
                 header.unwrap_or("(missing)"),
@@ -208,4 +243,42 @@ fn check_stateless_headers(headers: &HeaderMap, message: &Message, version: &str
 
 fn text<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|value| value.to_str().ok())
+}
+
+#[cfg(test)]
+mod priming_tests {
+    use super::*;
+
+    fn headers(version: Option<&str>) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        if let Some(version) = version {
+            headers.insert(
+                PROTOCOL_VERSION,
+                HeaderValue::from_str(version).unwrap_or(HeaderValue::from_static("x")),
+            );
+        }
+        headers
+    }
+
+    fn initialize(version: &str) -> Option<Message> {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+        );
+        Message::parse(body.as_bytes()).ok()
+    }
+
+    #[test]
+    fn only_2025_11_25_and_later_streams_are_primed() {
+        assert!(!primes(&headers(Some("2025-06-18")), None));
+        assert!(!primes(&headers(Some("2025-03-26")), None));
+        assert!(primes(&headers(Some("2025-11-25")), None));
+        assert!(!primes(&headers(None), None), "unknown: 2025-03-26, not primed");
+        let old = initialize("2025-06-18");
+        assert!(old.is_some());
+        assert!(
+            !primes(&headers(None), old.as_ref()),
+            "initialize asks 2025-06-18"
+        );
+        assert!(primes(&headers(None), initialize("2025-11-25").as_ref()));
+    }
 }

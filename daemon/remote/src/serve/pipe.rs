@@ -96,11 +96,11 @@ impl Pipe {
         })
     }
 
-    /// Gives the relay one line, waiting for room; false when the relay
-    /// no longer reads (its server ended, or it was stopped).
-    pub async fn send(&self, mut line: Vec<u8>) -> bool {
-        line.push(b'\n');
-        self.input.send(Bytes::from(line)).await.is_ok()
+    /// Gives the relay one line (its newline included), waiting for room;
+    /// false when the relay no longer reads (its server ended, or it was
+    /// stopped).
+    pub async fn send(&self, line: Bytes) -> bool {
+        self.input.send(line).await.is_ok()
     }
 
     /// A handle that can write to the relay without keeping its input

@@ -5,6 +5,8 @@ use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use super::budget::Held;
+
 /// Revisions whose `MCP-Protocol-Version` header is accepted.
 pub const SUPPORTED_VERSIONS: [&str; 5] = [
     "2024-11-05",
@@ -50,6 +52,9 @@ pub struct Message {
     pub value: Value,
     /// What it is.
     pub kind: Kind,
+    /// The share of the body budget its body took, given back once the
+    /// relay has read it.
+    held: Held,
 }
 
 impl Message {
@@ -92,7 +97,11 @@ impl Message {
                 ));
             }
         };
-        Ok(Message { value, kind })
+        Ok(Message {
+            value,
+            kind,
+            held: Held::none(),
+        })
     }
 
     /// The method, for a request or notification.
@@ -122,9 +131,16 @@ impl Message {
         self.meta()?.get("progressToken")
     }
 
-    /// The message as one line.
-    pub fn line(&self) -> Vec<u8> {
-        self.value.to_string().into_bytes()
+    /// The message keeps `held` until the relay has read it.
+    pub fn holding(mut self, held: Held) -> Message {
+        self.held = held;
+        self
+    }
+
+    /// The message as one line for a relay, newline included, holding its
+    /// share of the body budget until read.
+    pub fn into_line(self) -> bytes::Bytes {
+        self.held.line(self.value.to_string().into_bytes())
     }
 }
 

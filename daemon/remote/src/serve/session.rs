@@ -11,12 +11,14 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::idle::Activity;
 use super::pipe::{Pipe, Router};
 use super::rpc::{self, Message, Rejection, SERVER_ERROR, SESSION_NOT_FOUND};
 use super::settings::Limits;
@@ -47,7 +49,7 @@ impl std::fmt::Debug for Routes {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct State {
     streams: HashMap<u64, Stream>,
     /// Request id (its JSON text) → the stream waiting for its response.
@@ -56,6 +58,11 @@ struct State {
     progress: HashMap<String, u64>,
     next_stream: u64,
     ended: bool,
+    /// The last request, or the end of the last connection.
+    last: Instant,
+    /// Client connections open now (POST streams, the GET stream, and
+    /// POSTs waiting for their JSON answer).
+    connections: usize,
 }
 
 /// As much of a line as routing needs.
@@ -79,8 +86,13 @@ impl Routes {
     /// Routes for a new session; `on_end` runs once its relay has ended.
     pub fn new(limits: Limits, on_end: Box<dyn Fn() + Send + Sync>) -> Arc<Routes> {
         let mut state = State {
+            streams: HashMap::new(),
+            waiting: HashMap::new(),
+            progress: HashMap::new(),
             next_stream: GET_STREAM + 1,
-            ..State::default()
+            ended: false,
+            last: Instant::now(),
+            connections: 0,
         };
         state
             .streams
@@ -99,6 +111,28 @@ impl Routes {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// What the idle clock needs to know.
+    pub fn activity(&self) -> Activity {
+        let state = self.lock();
+        Activity {
+            last: state.last,
+            connections: state.connections,
+            pending: state.pending(),
+        }
+    }
+
+    /// A client did something: the idle clock starts again.
+    fn touch(&self) {
+        self.lock().last = Instant::now();
+    }
+
+    /// Counts a client connection until the returned guard is dropped.
+    fn connect(self: &Arc<Self>, state: &mut State) -> Attached {
+        state.connections += 1;
+        state.last = Instant::now();
+        Attached(self.clone())
+    }
+
     /// Hands one event to its connection and records how that went.
     async fn deliver(&self, stream: u64, connection: Connection, item: Item) {
         let ok = connection.deliver(item.clone(), self.limits.slow_client).await;
@@ -110,7 +144,24 @@ impl Routes {
     }
 }
 
+/// One open client connection; its end restarts the idle clock.
+struct Attached(Arc<Routes>);
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        state.connections = state.connections.saturating_sub(1);
+        state.last = Instant::now();
+    }
+}
+
 impl State {
+    /// Something waits for a client to take it: a response not yet
+    /// given, or an event no connection got.
+    fn pending(&self) -> bool {
+        !self.waiting.is_empty() || self.streams.values().any(Stream::undelivered)
+    }
+
     /// Which stream a line from the relay goes to, and whether it is the
     /// response that ends it.
     fn target(&mut self, envelope: &Envelope) -> (u64, bool) {
@@ -232,12 +283,12 @@ impl Session {
         Session { id, pipe, routes }
     }
 
-    /// Relays a request; the answer is an SSE stream (`sse`) or the JSON
-    /// response.
-    pub async fn request(&self, message: Message, sse: bool) -> Result<Response, Rejection> {
+    /// Relays a request; the answer is an SSE stream (`sse`, opened with
+    /// the priming event when `prime`) or the JSON response.
+    pub async fn request(&self, message: Message, sse: bool, prime: bool) -> Result<Response, Rejection> {
         let id = message.id().cloned().unwrap_or(Value::Null);
         let key = rpc::id_key(&id);
-        let (stream, priming, feed) = {
+        let (stream, priming, feed, attached) = {
             let mut state = self.routes.lock();
             if state.ended {
                 return Err(gone(&self.id));
@@ -261,30 +312,33 @@ impl Session {
             if let Some(token) = message.progress_token() {
                 state.progress.insert(rpc::id_key(token), stream);
             }
-            (stream, priming, feed)
+            let attached = self.routes.connect(&mut state);
+            (stream, priming, feed, attached)
         };
         let Some(feed) = feed else {
             return Err(gone(&self.id));
         };
-        if !self.pipe.send(message.line()).await {
+        if !self.pipe.send(message.into_line()).await {
             let mut state = self.routes.lock();
             state.waiting.remove(&key);
             state.streams.remove(&stream);
             return Err(gone(&self.id));
         }
-        Ok(stream::answer(sse, sse.then_some(priming), feed, ()).await)
+        Ok(stream::answer(sse, (sse && prime).then_some(priming), feed, attached).await)
     }
 
     /// Relays a notification or a response (to a server request).
     pub async fn pass(&self, message: Message) -> Result<(), Rejection> {
-        if self.routes.lock().ended || !self.pipe.send(message.line()).await {
+        self.routes.touch();
+        if self.routes.lock().ended || !self.pipe.send(message.into_line()).await {
             return Err(gone(&self.id));
         }
         Ok(())
     }
 
-    /// Opens the GET stream, or resumes the stream `Last-Event-ID` names.
-    pub fn open(&self, last_event_id: Option<&str>) -> Result<Response, Rejection> {
+    /// Opens the GET stream (with the priming event when `prime`), or
+    /// resumes the stream `Last-Event-ID` names.
+    pub fn open(&self, last_event_id: Option<&str>, prime: bool) -> Result<Response, Rejection> {
         let mut state = self.routes.lock();
         if state.ended {
             return Err(gone(&self.id));
@@ -293,7 +347,8 @@ impl Session {
             && let Some(target) = state.streams.get_mut(&stream)
         {
             let (replay, feed) = target.attach(Some(seq));
-            return Ok(stream::respond(None, replay, feed, ()));
+            let attached = self.routes.connect(&mut state);
+            return Ok(stream::respond(None, replay, feed, attached));
         }
         let Some(get) = state.streams.get_mut(&GET_STREAM) else {
             return Err(gone(&self.id));
@@ -305,12 +360,18 @@ impl Session {
                 "this session's GET stream is already open (one at a time)",
             ));
         }
-        let priming = get.priming_id();
+        let priming = prime.then(|| get.priming_id());
         let (replay, feed) = get.attach(None);
-        Ok(stream::respond(Some(priming), replay, feed, ()))
+        let attached = self.routes.connect(&mut state);
+        Ok(stream::respond(priming, replay, feed, attached))
     }
 
-    /// Ends the session (DELETE): the relay sees its host leave and ends
+    /// What the idle clock needs to know of this session.
+    pub fn activity(&self) -> Activity {
+        self.routes.activity()
+    }
+
+    /// Ends the session (DELETE, or idle): the relay sees its host leave and ends
     /// the server in order.
     pub fn close(&self) {
         self.routes.lock().ended = true;

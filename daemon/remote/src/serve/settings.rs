@@ -1,10 +1,11 @@
 //! What one `elicit serve` serves, and where.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use super::ServeError;
+use super::idle::IdleRules;
+use super::listen::Listen;
 
 /// What stands behind one endpoint.
 #[derive(Debug, Clone)]
@@ -28,7 +29,7 @@ pub struct Endpoint {
 /// Where the bearer token comes from, if one is required.
 #[derive(Debug, Clone, Default)]
 pub enum Token {
-    /// No token: anything on loopback that passes the Host and Origin
+    /// No token: a client of this user that passes the Host and Origin
     /// checks may connect.
     #[default]
     None,
@@ -45,8 +46,14 @@ pub enum Token {
 pub struct Limits {
     /// The largest POST body, in bytes.
     pub max_body: usize,
+    /// Bytes of request bodies held at once, across every request and
+    /// endpoint, until the relays have read them.
+    pub max_bodies: usize,
+    /// How long a body waits for its share of `max_bodies` before it is
+    /// refused (503).
+    pub body_wait: Duration,
     /// Sessions open at once, per endpoint (each runs a relay, and for a
-    /// command a process).
+    /// command a process); a new one ends the longest idle when full.
     pub max_sessions: usize,
     /// Requests in flight at once, per session (and on the shared relay).
     pub max_streams: usize,
@@ -56,16 +63,21 @@ pub struct Limits {
     /// How long a client may leave an event unread before its connection
     /// is dropped (its events stay for a reconnection).
     pub slow_client: Duration,
+    /// How long a stateful session without a client connection stays.
+    pub idle: IdleRules,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_body: 64 * 1024 * 1024,
+            max_bodies: 128 * 1024 * 1024,
+            body_wait: Duration::from_secs(5),
             max_sessions: 32,
             max_streams: 128,
             replay_bytes: 4 * 1024 * 1024,
             slow_client: Duration::from_secs(10),
+            idle: IdleRules::default(),
         }
     }
 }
@@ -73,8 +85,9 @@ impl Default for Limits {
 /// Everything `elicit serve` needs.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// The loopback address to listen on (port 0: any free port).
-    pub listen: SocketAddr,
+    /// Where to listen: a loopback address (port 0: any free port) or a
+    /// Unix socket.
+    pub listen: Listen,
     /// The bearer token, if required.
     pub token: Token,
     /// The endpoints served.
@@ -88,8 +101,10 @@ pub struct Settings {
 impl Settings {
     /// Refuses what cannot be served: a non-loopback address, no endpoint.
     pub fn check(&self) -> Result<(), ServeError> {
-        if !self.listen.ip().is_loopback() {
-            return Err(ServeError::NotLoopback(self.listen));
+        if let Listen::Tcp(address) = &self.listen
+            && !address.ip().is_loopback()
+        {
+            return Err(ServeError::NotLoopback(*address));
         }
         if self.endpoints.is_empty() {
             return Err(ServeError::NoUpstream);

@@ -244,7 +244,7 @@ impl Shared {
             };
             (feed, cancel)
         };
-        if !self.pipe.send(message.line()).await {
+        if !self.pipe.send(message.into_line()).await {
             return Err(Rejection::new(
                 StatusCode::BAD_GATEWAY,
                 SERVER_ERROR,

@@ -102,6 +102,11 @@ impl Stream {
         self.finished && self.delivered + 1 >= self.next_seq
     }
 
+    /// True while an event waits for a connection to take it.
+    pub fn undelivered(&self) -> bool {
+        self.delivered + 1 < self.next_seq
+    }
+
     /// Adds one message (`last`: the response that ends the stream) and
     /// returns the connection to deliver it to, if one is attached.
     pub fn push(&mut self, line: Arc<str>, last: bool) -> Option<(Connection, Item)> {

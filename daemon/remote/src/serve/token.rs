@@ -32,6 +32,11 @@ impl Bearer {
         Bearer(None)
     }
 
+    /// Whether a token is required.
+    pub fn is_required(&self) -> bool {
+        self.0.is_some()
+    }
+
     /// Reads or makes the token `setting` asks for; for a made one, also
     /// returns the file it was written to.
     pub fn load(setting: &Token) -> Result<(Bearer, Option<PathBuf>), ServeError> {

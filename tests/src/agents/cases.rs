@@ -1,0 +1,392 @@
+//! The cases every host goes through (tests/tests/agents_*.rs call them):
+//! a form answered, declined and cancelled; the host killed mid-form, or
+//! shut down its own way; a run with no form; the same over HTTP to
+//! `elicit serve`; the host cancelling its own request.
+//!
+//! Each prints one `agents-table |` line (host, version, transport, case,
+//! result, withdrawal time, processes left) for the closing table.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::{AGENT_DEADLINE, Agent, Ask, Bench, Events, Server};
+use crate::procs::kill;
+use crate::{Event, Shown, binary};
+
+/// The tool of server-everything that asks a form.
+const TOOL: &str = "trigger-elicitation-request";
+
+/// A host's leftovers must be gone this soon after a host that stopped
+/// the proxy (a signal, or a clean end): the proxy ends with it, and the
+/// warden ends the server's tree within a second of the proxy.
+const LEFTOVER_DEADLINE: Duration = Duration::from_secs(2);
+
+/// A host killed with SIGKILL only closes the proxy's input, and the proxy
+/// gives the server its exit grace (5 s by default, the documented
+/// snippet's) before SIGTERM; then the proxy's end and the warden's second.
+const LEFTOVER_AFTER_KILL: Duration = Duration::from_secs(8);
+
+/// A form must be withdrawn this soon after its host died.
+const WITHDRAW_DEADLINE: Duration = Duration::from_secs(1);
+
+/// How a host goes away mid-form.
+#[derive(Debug, Clone, Copy)]
+pub enum Death {
+    /// `kill -9` of the host.
+    Killed,
+    /// `SIGINT` to the host, which shuts down its own way (Claude Code:
+    /// SIGINT, SIGTERM, SIGKILL to its servers; Codex: SIGTERM to the
+    /// server's group; the SDKs close the server's input).
+    ShutDown,
+}
+
+fn table(agent: Agent, transport: &str, case: &str, result: &str, withdrawn: Option<Duration>, left: usize) {
+    let withdrawn = withdrawn.map_or("-".to_owned(), |d| format!("{} ms", d.as_millis()));
+    eprintln!(
+        "agents-table | {} | {} | {transport} | {case} | {result} | {withdrawn} | {left}",
+        agent.name(),
+        agent.version()
+    );
+}
+
+async fn show(bench: &mut Bench, run: &mut super::Run) -> Shown {
+    let deadline = AGENT_DEADLINE;
+    match bench.frontend.next_within(deadline).await {
+        Some(Event::Show(shown)) => shown,
+        Some(other) => panic!("{}: expected a form, got {other:?}", bench.agent.name()),
+        None => {
+            // What the model was asked, for the message.
+            let _ = run
+                .events
+                .next_where(std::time::Duration::from_millis(100), |_| false)
+                .await;
+            panic!(
+                "{}: no form within {deadline:?}; the model saw {:?}\nstill running: {:?}",
+                bench.agent.name(),
+                run.seen(),
+                bench.survivors()
+            )
+        }
+    }
+}
+
+/// Waits until nothing of the host is left in its working folder; what is
+/// left after `limit` is killed (the test's own processes, by pid) and
+/// counted. Returns the count and the time it took.
+async fn leftovers(bench: &Bench) -> (usize, Duration) {
+    leftovers_within(bench, LEFTOVER_DEADLINE).await
+}
+
+async fn leftovers_within(bench: &Bench, limit: Duration) -> (usize, Duration) {
+    let started = Instant::now();
+    loop {
+        let left = bench.survivors();
+        if left.is_empty() {
+            return (0, started.elapsed());
+        }
+        if started.elapsed() > limit {
+            eprintln!("{}: left behind {left:?}", bench.agent.name());
+            for (pid, _) in &left {
+                let _ = std::process::Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
+            return (left.len(), started.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The process that started `elicit proxy` in the bench's working folder.
+fn proxy_parent(bench: &Bench) -> Option<u32> {
+    let (proxy, _) = bench
+        .survivors()
+        .into_iter()
+        .find(|(_, cmdline)| cmdline.starts_with("elicit proxy"))?;
+    crate::procs::processes()
+        .into_iter()
+        .find(|(pid, _, _)| *pid == proxy)
+        .map(|(_, ppid, _)| ppid)
+}
+
+/// A form of server-everything's `trigger-elicitation-request`, answered
+/// `action` by the scripted front-end: the answer reaches the server and
+/// the tool's result the model's next request; the host exits 0 and leaves
+/// nothing behind.
+pub async fn answered(agent: Agent, action: &str) {
+    let Some(mut bench) = Bench::new(agent).await else {
+        return;
+    };
+    answered_on(&mut bench, &Server::Stdio, action, "stdio").await;
+}
+
+async fn answered_on(bench: &mut Bench, server: &Server, action: &str, transport: &str) {
+    let agent = bench.agent;
+    let ask = Ask {
+        tool: Some(TOOL),
+        timeout_secs: None,
+    };
+    let mut run = bench.run(server, &ask).await;
+    let shown = show(bench, &mut run).await;
+    assert_eq!(
+        shown.request["mode"].as_str().unwrap_or("form"),
+        "form",
+        "{shown:?}"
+    );
+    // Where the host's clientInfo is a library's placeholder, the stdio
+    // proxy shows the host's process instead (elicit_proxy::parent).
+    eprintln!(
+        "{} over {transport}: the user sees the host as {:?}",
+        agent.name(),
+        shown.host
+    );
+    if let (Server::Stdio, Some(expected)) = (server, agent.origin()) {
+        assert_eq!(
+            shown.host.as_deref(),
+            Some(expected),
+            "{}: the origin's host",
+            agent.name()
+        );
+    }
+    let content = if action == "accept" {
+        json!({"name": "Ada Lovelace"})
+    } else {
+        serde_json::Value::Null
+    };
+    bench
+        .frontend
+        .answer(&shown, action, content)
+        .await
+        .expect("answer");
+    let result = run.tool_result().await;
+    let expected = match action {
+        "accept" => "Ada Lovelace",
+        "decline" => "declined",
+        _ => "cancelled",
+    };
+    assert!(
+        result.contains(expected),
+        "{}: the model got {result:?}, not {expected:?}",
+        agent.name()
+    );
+    if action == "accept" {
+        assert!(
+            result.contains("42"),
+            "{}: the schema's defaults were filled in: {result}",
+            agent.name()
+        );
+    }
+    let status = run.exit().await;
+    assert!(
+        status.success(),
+        "{} exited {status}:\n{}",
+        agent.name(),
+        run.log()
+    );
+    let (left, _) = leftovers(bench).await;
+    table(agent, transport, action, "ok", None, left);
+    assert_eq!(left, 0, "{}: processes left after a {action}", agent.name());
+}
+
+/// The host dies mid-form: the form is withdrawn (`client-gone`) within a
+/// second and nothing of the server is left.
+pub async fn killed_mid_form(agent: Agent, death: Death) {
+    let Some(mut bench) = Bench::new(agent).await else {
+        return;
+    };
+    let ask = Ask {
+        tool: Some(TOOL),
+        timeout_secs: None,
+    };
+    let mut run = bench.run(&Server::Stdio, &ask).await;
+    let shown = show(&mut bench, &mut run).await;
+    // The host is the proxy's parent: the Gemini CLI's command relaunches
+    // itself as a child process with a larger heap, which is the one that
+    // starts the servers (and outlives a KILLed launcher, and never hears
+    // of a SIGINT sent to it).
+    let host = proxy_parent(&bench).unwrap_or_else(|| run.pid());
+    let died = Instant::now();
+    match death {
+        Death::Killed => kill("-KILL", host),
+        Death::ShutDown => kill("-INT", host),
+    }
+    let event = bench.frontend.next_within(AGENT_DEADLINE).await;
+    let event = event.unwrap_or_else(|| panic!("{}: the form was never withdrawn", agent.name()));
+    let withdrawn = died.elapsed();
+    let _ = tokio::time::timeout(AGENT_DEADLINE, run.child.wait()).await;
+    let limit = match death {
+        Death::Killed => LEFTOVER_AFTER_KILL,
+        Death::ShutDown => LEFTOVER_DEADLINE,
+    };
+    let (left, gone) = leftovers_within(&bench, limit).await;
+    eprintln!(
+        "{} {death:?}: the server's tree gone {gone:?} after the host",
+        agent.name()
+    );
+    let case = format!("{death:?} mid-form");
+    // Killed, the host just goes (`client-gone`); shutting down its own
+    // way, a host may first cancel the call it is in (Codex sends
+    // `notifications/cancelled` on SIGINT), which withdraws the form as
+    // `cancelled`.
+    let reason_ok = |reason: &str| match death {
+        Death::Killed => reason == "client-gone",
+        Death::ShutDown => reason == "client-gone" || reason == "cancelled",
+    };
+    let ok = matches!(&event, Event::Withdraw(form, reason) if *form == shown.form && reason_ok(reason))
+        && withdrawn < WITHDRAW_DEADLINE
+        && left == 0;
+    table(
+        agent,
+        "stdio",
+        &case,
+        if ok { "ok" } else { "FAIL" },
+        Some(withdrawn),
+        left,
+    );
+    match &event {
+        Event::Withdraw(form, reason) => {
+            assert_eq!(form, &shown.form);
+            assert!(
+                reason_ok(reason),
+                "{} {death:?}: withdrawn as {reason:?}",
+                agent.name()
+            );
+            eprintln!("{} {death:?}: withdrawn as {reason:?}", agent.name());
+        }
+        other => panic!("{}: expected the form withdrawn, got {other:?}", agent.name()),
+    }
+    assert!(
+        withdrawn < WITHDRAW_DEADLINE,
+        "{} {death:?}: withdrawn after {withdrawn:?}",
+        agent.name()
+    );
+    assert_eq!(left, 0, "{} {death:?}: processes left", agent.name());
+}
+
+/// A run whose model calls no tool: the host starts the server, ends, and
+/// leaves nothing behind.
+pub async fn no_form(agent: Agent) {
+    let Some(mut bench) = Bench::new(agent).await else {
+        return;
+    };
+    let ask = Ask {
+        tool: None,
+        timeout_secs: None,
+    };
+    let mut run = bench.run(&Server::Stdio, &ask).await;
+    let status = run.exit().await;
+    let (left, _) = leftovers(&bench).await;
+    table(
+        agent,
+        "stdio",
+        "no form",
+        if left == 0 { "ok" } else { "FAIL" },
+        None,
+        left,
+    );
+    assert!(
+        status.success(),
+        "{} exited {status}:\n{}",
+        agent.name(),
+        run.log()
+    );
+    assert!(bench.frontend.is_idle(), "no form was asked");
+    assert_eq!(
+        left,
+        0,
+        "{}: processes left after a run with no form",
+        agent.name()
+    );
+}
+
+/// The host configured with `{"type": "http", "url": …}` of `elicit serve`
+/// in front of `npx -y @modelcontextprotocol/server-everything`: a form
+/// accepted reaches the model the same way.
+pub async fn over_http(agent: Agent) {
+    let Some(mut bench) = Bench::new(agent).await else {
+        return;
+    };
+    let mut serve = tokio::process::Command::new(binary("elicit"))
+        .args([
+            "--bus",
+            bench.bus.address(),
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--",
+        ])
+        .args(["npx", "-y", "@modelcontextprotocol/server-everything"])
+        .current_dir(crate::mcp::peers().join("node"))
+        .env("PATH", crate::node::node_path().expect("node"))
+        .env("HOME", bench.bus.dir())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start elicit serve");
+    let mut printed = Events::read(serve.stdout.take().expect("stdout"));
+    let url = printed
+        .next_where(crate::DEADLINE, |_| true)
+        .await
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .expect("elicit serve prints its URL");
+    answered_on(&mut bench, &Server::Http(url), "accept", "http (elicit serve)").await;
+}
+
+/// The host gives up on its call (Codex's `tool_timeout_sec`, the SDK's
+/// request timeout) and sends `notifications/cancelled`: the form only that
+/// call waited on is withdrawn, reason `cancelled`, and (where the host
+/// shows it) the keep-alive progress for the call stops.
+pub async fn host_cancels(agent: Agent) {
+    let Some(mut bench) = Bench::new(agent).await else {
+        return;
+    };
+    let secs = 3;
+    let ask = Ask {
+        tool: Some(TOOL),
+        timeout_secs: Some(secs),
+    };
+    let mut run = bench.run(&Server::Stdio, &ask).await;
+    let shown = show(&mut bench, &mut run).await;
+    let asked = Instant::now();
+    let event = bench
+        .frontend
+        .next_within(Duration::from_secs(secs) + AGENT_DEADLINE)
+        .await
+        .unwrap_or_else(|| panic!("{}: the form was never withdrawn", agent.name()));
+    let after = asked.elapsed();
+    let withdrawn =
+        matches!(&event, Event::Withdraw(form, reason) if *form == shown.form && reason == "cancelled");
+    // The scripted hosts print each progress notification that comes for
+    // a request they gave up: the proxy's keep-alive is every 10 s.
+    let mut late = None;
+    if agent == Agent::Sdk {
+        late = run
+            .events
+            .next_where(Duration::from_secs(12), |v| v["late_progress"].is_object())
+            .await;
+    }
+    let _ = tokio::time::timeout(AGENT_DEADLINE, run.child.wait()).await;
+    let (left, _) = leftovers(&bench).await;
+    let ok = withdrawn && late.is_none();
+    table(
+        agent,
+        "stdio",
+        "host cancels (timeout)",
+        if ok { "ok" } else { "FAIL" },
+        Some(after),
+        left,
+    );
+    assert!(
+        withdrawn,
+        "{}: expected the form withdrawn as cancelled, got {event:?}",
+        agent.name()
+    );
+    assert!(
+        late.is_none(),
+        "{}: keep-alive after the cancel: {late:?}",
+        agent.name()
+    );
+}

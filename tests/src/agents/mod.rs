@@ -1,0 +1,242 @@
+//! Real coding agents and SDK hosts as peers (issue 29): Claude Code,
+//! Codex and the Gemini CLI, each against a fake model of its vendor's API
+//! on loopback (tests/peers/python/fake_model.py), and the TypeScript SDK
+//! and pydantic-ai as scripted hosts. [`Bench`] is one test's world (a
+//! private bus, the real daemon, a scripted front-end, a home and a working
+//! folder of its own); [`Run`] is one run of the host in it; `cases` are
+//! the cases every host goes through.
+//!
+//! Every host runs in the bench's working folder, which everything it
+//! starts inherits: the processes still working there after the host has
+//! gone are the ones it left behind ([`crate::procs::working_in`]).
+
+pub mod cases;
+mod events;
+mod hosts;
+mod snippets;
+
+pub use events::Events;
+pub use hosts::{Agent, Ask, Server};
+
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::process::{Child, Command};
+
+use crate::mcp::{missing, peers, system};
+use crate::{Daemon, PrivateBus, TestFrontend, binary};
+
+/// How long a host may take to start, list its tools and call one: a CLI
+/// starting under a loaded CI machine takes many seconds.
+pub const AGENT_DEADLINE: Duration = Duration::from_secs(120);
+
+/// One host runs at a time in a test binary: Codex runs started together
+/// wait on each other (state it shares beyond `CODEX_HOME`), and two CLIs
+/// starting at once on a small CI machine blow every deadline.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// One test's world.
+pub struct Bench {
+    /// The host under test.
+    pub agent: Agent,
+    /// The private bus.
+    pub bus: PrivateBus,
+    /// The daemon on it.
+    pub daemon: Daemon,
+    /// The human, scripted.
+    pub frontend: TestFrontend,
+    work: PathBuf,
+    _turn: tokio::sync::MutexGuard<'static, ()>,
+}
+
+impl Bench {
+    /// A bench for `agent`, or `None` when it is not installed (a failure
+    /// naming it under `CI`).
+    pub async fn new(agent: Agent) -> Option<Bench> {
+        let (file, package) = agent.installed();
+        if !file.exists() {
+            return missing(package);
+        }
+        crate::node::node()?;
+        let turn = ONE_AT_A_TIME.lock().await;
+        let (bus, daemon, frontend) = system().await;
+        // HOME is the bus's folder, where the daemon records its bus: hosts
+        // that filter the environment still pass HOME, and the proxy finds
+        // elicitd through that record.
+        let home = bus.dir();
+        std::fs::write(
+            home.join(".npmrc"),
+            "offline=true\nupdate-notifier=false\nfund=false\naudit=false\n",
+        )
+        .expect("write .npmrc");
+        let work = home.join("work");
+        std::fs::create_dir(&work).expect("working folder");
+        // `npx -y @modelcontextprotocol/server-everything` finds the pinned
+        // package here, offline, as in a project that depends on it.
+        std::os::unix::fs::symlink(peers().join("node/node_modules"), work.join("node_modules"))
+            .expect("link node_modules");
+        std::fs::copy(peers().join("node/package.json"), work.join("package.json"))
+            .expect("copy package.json");
+        Some(Bench {
+            agent,
+            bus,
+            daemon,
+            frontend,
+            work,
+            _turn: turn,
+        })
+    }
+
+    /// The folder every host of this bench works in.
+    pub fn work(&self) -> &Path {
+        &self.work
+    }
+
+    /// What is still running in the working folder, the host itself
+    /// included while it runs.
+    pub fn survivors(&self) -> Vec<(u32, String)> {
+        crate::procs::working_in(&self.work)
+    }
+
+    /// Starts the host on `server`, asking `ask`.
+    pub async fn run(&self, server: &Server, ask: &Ask) -> Run {
+        let home = self.bus.dir();
+        let mut fake = None;
+        let mut model_url = None;
+        let mut model_events = None;
+        if let Some(dialect) = self.agent.dialect() {
+            let mut child = Command::new("python3")
+                .arg(peers().join("python/fake_model.py"))
+                .arg(dialect)
+                .arg(ask.tool.unwrap_or("none"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit())
+                .kill_on_drop(true)
+                .spawn()
+                .expect("python3 runs the fake model");
+            let mut events = Events::read(child.stdout.take().expect("stdout"));
+            let url = events
+                .next_where(crate::DEADLINE, |_| true)
+                .await
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .expect("the fake model prints its URL");
+            model_url = Some(url);
+            model_events = Some(events);
+            fake = Some(child);
+        }
+        let log = home.join(format!("{}.log", self.agent.name()));
+        let log_file = std::fs::File::create(&log).expect("host log");
+        let mut command = self
+            .agent
+            .command(home, &self.work, server, ask, model_url.as_deref());
+        let path = crate::node::node_path().expect("the pinned node");
+        let mut dirs = vec![
+            binary("elicit")
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default(),
+        ];
+        dirs.extend(std::env::split_paths(&path));
+        command
+            .env("PATH", std::env::join_paths(dirs).expect("PATH"))
+            .env("HOME", home)
+            .env("DBUS_SESSION_BUS_ADDRESS", self.bus.address())
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_STATE_HOME")
+            .env("NO_UPDATE_NOTIFIER", "1")
+            .stdin(Stdio::null())
+            .stdout(if model_events.is_some() {
+                Stdio::from(log_file.try_clone().expect("log"))
+            } else {
+                Stdio::piped()
+            })
+            .stderr(log_file)
+            .kill_on_drop(true);
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("start {}: {e}", self.agent.name()));
+        let events = match model_events {
+            Some(events) => events,
+            None => Events::read(child.stdout.take().expect("stdout")),
+        };
+        Run {
+            agent: self.agent,
+            child,
+            events,
+            _fake: fake,
+            log,
+        }
+    }
+}
+
+/// One run of a host.
+pub struct Run {
+    agent: Agent,
+    /// The host's process.
+    pub child: Child,
+    /// The fake model's requests (CLIs) or the scripted host's events.
+    pub events: Events,
+    _fake: Option<Child>,
+    log: PathBuf,
+}
+
+impl Run {
+    /// The host's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id().expect("the host runs")
+    }
+
+    /// The text of the tool's result as the model got it in its next
+    /// request (the scripted hosts print it), within [`AGENT_DEADLINE`].
+    pub async fn tool_result(&mut self) -> String {
+        let line = self
+            .events
+            .next_where(AGENT_DEADLINE, |v| v["tool_result"].is_string())
+            .await;
+        match line {
+            Some(line) => line["tool_result"].as_str().unwrap_or_default().to_owned(),
+            None => panic!(
+                "{}: no tool result reached the model; it saw {:?}\n{}",
+                self.agent.name(),
+                self.events.seen(),
+                self.log()
+            ),
+        }
+    }
+
+    /// Waits for the host to exit by itself.
+    pub async fn exit(&mut self) -> ExitStatus {
+        match tokio::time::timeout(AGENT_DEADLINE, self.child.wait()).await {
+            Ok(status) => status.expect("wait for the host"),
+            Err(_) => panic!("{} did not exit:\n{}", self.agent.name(), self.log()),
+        }
+    }
+
+    /// What the host printed (standard output for the CLIs, and standard
+    /// error).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Every event seen, as JSON lines.
+    pub fn seen(&self) -> &[Value] {
+        self.events.seen()
+    }
+}
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!(
+                "---- {} output ----\n{}---- end of {} output ----",
+                self.agent.name(),
+                self.log(),
+                self.agent.name()
+            );
+        }
+    }
+}
