@@ -103,11 +103,6 @@ impl Default for BrokerConfig {
 }
 
 impl BrokerConfig {
-    /// The grace period as a duration.
-    pub fn client_grace(&self) -> Duration {
-        Duration::from_millis(self.client_grace_ms)
-    }
-
     /// How long to stay idle before exiting; `None` for never.
     pub fn exit_on_idle(&self) -> Option<Duration> {
         (self.exit_on_idle_secs > 0).then(|| Duration::from_secs(self.exit_on_idle_secs))

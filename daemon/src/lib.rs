@@ -1,8 +1,9 @@
 //! `elicitd`: the per-user broker daemon. A library only so that the
 //! packages' multi-call binary can start it; nothing else links the broker.
 //!
-//! * [`broker`] — sessions, the sled-backed queue, dispatch to front-ends;
-//! * [`bus`] — the D-Bus objects that expose the broker;
+//! * [`core`] — the broker's rules and state, as plain code without I/O;
+//! * [`driver`] — the one task that owns the core and carries out its effects;
+//! * [`bus`] — the D-Bus objects, which hand calls to the driver;
 //! * [`asker`] — the asker-only socket for remote agents;
 //! * [`store`] — what survives a restart;
 //! * [`durable`] — what makes the store survive a power cut;
@@ -11,12 +12,12 @@
 
 mod answers;
 mod asker;
-mod broker;
 mod bus;
 mod config;
+mod core;
 mod discovery;
+mod driver;
 mod durable;
-mod idle_exit;
 mod launcher;
 mod lifecycle;
 mod logging;
@@ -28,9 +29,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use crate::broker::Broker;
 use crate::bus::{BrokerIface, watch_departures};
 use crate::config::Config;
+use crate::driver::{Driver, Handle, Stopped};
 use crate::lifecycle::StateLock;
 use crate::logging::Destination;
 use crate::rules::Rules;
@@ -142,8 +143,8 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     StateLock::acquire_waiting(&state_dir, STOPPING_PREDECESSOR)
         .await?
         .hold_until_exit();
-    let answers = crate::answers::AnswerFiles::open(&state_dir, config.store.sync)?;
-    let store = Store::open(&state_dir, config.store.sync)
+    let (store, loaded) = Store::open(&state_dir, config.store.sync)
+        .await
         .with_context(|| format!("cannot open the queue in {}", state_dir.display()))?;
 
     let cap = crate::bus::message_cap(&config.limits);
@@ -165,12 +166,13 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     } else {
         None
     };
-    let broker = Broker::new(config, store, answers, conn.clone(), rules).await?;
-    let (sessions, forms) = broker.restore().await?;
+    let mut driver = Driver::new(config, store.clone(), conn.clone(), rules, exit_on_idle.is_some()).await?;
+    let (sessions, forms) = driver.restore(loaded).await?;
+    let handle = driver.handle();
     conn.object_server()
-        .at(BROKER_PATH, BrokerIface::new(broker.clone()))
+        .at(BROKER_PATH, BrokerIface::new(handle.clone()))
         .await?;
-    broker.spawn(watch(broker.clone()));
+    let _departures = tokio_util::task::AbortOnDropHandle::new(tokio::spawn(watch(conn.clone(), handle)));
     if let Err(error) = conn
         .request_name_with_flags(BUS_NAME, zbus::fdo::RequestNameFlags::DoNotQueue.into())
         .await
@@ -185,35 +187,32 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
 
     // Without systemd nothing stops the daemon when the session ends; its
     // bus going away is that signal, and the next session's daemon needs
-    // the state directory.
-    let idle = async {
-        match exit_on_idle {
-            Some(period) => idle_exit::until_idle(broker.clone(), period).await,
-            None => std::future::pending().await,
-        }
-    };
+    // the state directory. The driver returns when it exits idle.
+    let mut driving = tokio_util::task::AbortOnDropHandle::new(tokio::spawn(driver.run()));
     let reason = tokio::select! {
         signal = shutdown_signal() => signal.to_owned(),
         () = conn.closed() => "its bus connection closed".to_owned(),
-        () = idle => {
-            // The bus lives on and can start the next daemon: the record
-            // still names a bus where elicitd can be reached.
-            if let Some(record) = record {
-                record.keep();
+        stopped = &mut driving => match stopped {
+            Ok(Stopped::Idle) => {
+                // The bus lives on and can start the next daemon: the
+                // record still names a bus where elicitd can be reached.
+                if let Some(record) = record {
+                    record.keep();
+                }
+                let secs = exit_on_idle.map_or(0, |p| p.as_secs());
+                format!("idle for {secs} s (nothing pending, no session open); D-Bus activation starts it again")
             }
-            let secs = exit_on_idle.map_or(0, |p| p.as_secs());
-            format!("idle for {secs} s (nothing pending, no session open); D-Bus activation starts it again")
-        }
+            Ok(Stopped::Closed) => "the broker stopped".to_owned(),
+            Err(error) => format!("the broker failed: {error}"),
+        },
     };
     tracing::info!("elicitd stopping: {reason}");
-    broker.stop().await;
+    // The driver and every task it owns end here; what was acknowledged
+    // is durable already.
+    drop(driving);
     // Bounded: a stop must not wait on a disk that no longer answers.
-    // On a task of its own: a flush blocks its thread, and the timeout
-    // must still fire.
-    let flushing = tokio::spawn(async move { broker.flush().await });
-    match tokio::time::timeout(LAST_FLUSH, flushing).await {
-        Ok(Ok(Ok(()))) => {}
-        Ok(Ok(Err(error))) => tracing::error!(%error, "the last flush failed"),
+    match tokio::time::timeout(LAST_FLUSH, store.flush()).await {
+        Ok(Ok(())) => {}
         Ok(Err(error)) => tracing::error!(%error, "the last flush failed"),
         Err(_) => tracing::error!("the last flush did not finish within {LAST_FLUSH:?}"),
     }
@@ -289,8 +288,8 @@ fn generate_docs(dir: &std::path::Path) -> ExitCode {
     elicit_proto::docgen::run(<Args as clap::CommandFactory>::command(), dir)
 }
 
-async fn watch(broker: Arc<Broker>) {
-    if let Err(error) = watch_departures(broker).await {
+async fn watch(conn: zbus::Connection, broker: Handle) {
+    if let Err(error) = watch_departures(conn, broker).await {
         tracing::error!(%error, "lost track of clients leaving the bus");
     }
 }

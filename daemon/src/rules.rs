@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use elicit_proto::dbus::Origin;
 use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, Limits};
-use elicitd_policy::{Budget, Policy, PolicyWatcher, Remembered, RememberedChoice, SecretGuard, Verdict};
+use elicitd_policy::{Budget, Policy, PolicyWatcher, RememberedChoice, SecretGuard, Verdict};
 
 use crate::store::Store;
 
@@ -24,9 +24,8 @@ pub struct PolicyVerdict {
 /// remembered choices.
 pub struct Rules {
     watcher: PolicyWatcher,
-    /// Where the remembered choices live; their tree is taken for each
-    /// call and let go after it, since reopening the store after a failed
-    /// write needs every handle of the old database gone.
+    /// Where the remembered choices live: read from its memory, written
+    /// through its storage thread.
     store: Store,
 }
 
@@ -74,19 +73,10 @@ impl Rules {
     /// Decides `request`; `None` asks the human. A rule that fails asks
     /// the human too, never accepts.
     pub fn decide(&self, request: &Elicitation, origin: &Origin, session: &str) -> Option<PolicyVerdict> {
-        // Without the store no rule decides: the human is asked, as when
-        // a rule fails.
-        let remembered = match self.remembered_tree() {
-            Ok(remembered) => remembered,
-            Err(error) => {
-                tracing::warn!(%error, "no remembered choices now: asking the human");
-                return None;
-            }
-        };
-        let decision = self
-            .watcher
-            .current()
-            .decide_with(&remembered, request, origin, session);
+        let decision =
+            self.watcher
+                .current()
+                .decide_among(&self.store.remembered(), request, origin, session);
         let answer = decision.verdict.to_answer()?;
         Some(PolicyVerdict {
             reason: decision
@@ -99,7 +89,7 @@ impl Rules {
 
     /// Remembers `answer` for `server` (and below `cwd`, when given), bound
     /// to the executable the proxy verified when there is one.
-    pub fn remember(
+    pub async fn remember(
         &self,
         server: &str,
         exe: Option<&str>,
@@ -111,22 +101,16 @@ impl Rules {
             ElicitationAction::Decline => Verdict::Decline,
             _ => Verdict::Cancel,
         };
-        self.remembered_tree()?
-            .remember_for(server, exe, cwd, verdict)
-            .map_err(policy_error)
+        Ok(self.store.remember(server, exe, cwd, verdict).await?)
     }
 
     /// Every remembered choice.
-    pub fn remembered(&self) -> Result<Vec<RememberedChoice>, Error> {
-        self.remembered_tree()?.list().map_err(policy_error)
+    pub fn remembered(&self) -> Vec<RememberedChoice> {
+        self.store.remembered()
     }
 
     /// Forgets a remembered choice; false if there was none.
-    pub fn forget(&self, id: u64) -> Result<bool, Error> {
-        self.remembered_tree()?.forget(id).map_err(policy_error)
-    }
-
-    fn remembered_tree(&self) -> Result<Remembered, Error> {
-        Ok(Remembered::new(self.store.remembered()?))
+    pub async fn forget(&self, id: u64) -> Result<bool, Error> {
+        Ok(self.store.forget(id).await?)
     }
 }

@@ -282,3 +282,151 @@ async fn a_full_state_dir_changes_nothing_and_service_resumes_once_space_is_free
     drop(daemon);
     drop(disk);
 }
+
+/// A form of 60 fields with 3 kB of description each (about 180 kB): far
+/// over sled's blob threshold, so each one is a file of its own.
+fn big_form(n: usize) -> String {
+    let description = "Say in a few words how the weather was on that day. ".repeat(60);
+    let properties: serde_json::Map<String, Value> = (0..60)
+        .map(|i| {
+            (
+                format!("field{i}"),
+                json!({"type": "string", "description": description}),
+            )
+        })
+        .collect();
+    json!({
+        "message": format!("Weather diary {n}?"),
+        "requestedSchema": {"type": "object", "properties": properties},
+    })
+    .to_string()
+}
+
+/// Runs `elicit ARGS` against the bus and says how long it took; it must
+/// succeed within `bound`.
+async fn elicit_within(bus: &PrivateBus, args: &[&str], bound: Duration) -> (Duration, String) {
+    let started = Instant::now();
+    let output = tokio::time::timeout(
+        bound,
+        tokio::process::Command::new(elicit_tests::binary("elicit"))
+            .args(["--bus", bus.address()])
+            .args(args)
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("elicit {args:?} did not answer within {bound:?} on a full disk"))
+    .expect("elicit runs");
+    assert!(
+        output.status.success(),
+        "elicit {args:?} on a full disk: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (
+        started.elapsed(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+/// Issue 27: the state directory filled by the forms' own blobs, and
+/// nothing frees it. Reads answer at once, a write fails naming the cause,
+/// SIGTERM works, and every acknowledged form survives a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_disk_filled_by_the_forms_themselves_never_wedges_the_daemon() {
+    if !elicit_tests::ssh::required(
+        "root (to mount a tmpfs as the state directory)",
+        elicit_tests::is_root(),
+    ) {
+        return;
+    }
+    let bus = PrivateBus::start();
+    let disk = Tmpfs::mount(&bus.dir().join("state"), "2m");
+    let mut daemon = Daemon::start(&bus, "").await;
+    let (_conn, owner) = session(&bus, "diary").await;
+    let owner = owner.expect("session");
+
+    // Submit until the disk refuses: each refusal comes within 3 s and
+    // names the cause.
+    let mut acknowledged = Vec::new();
+    let mut refusals = 0;
+    for n in 0..30 {
+        let started = Instant::now();
+        let submitted = tokio::time::timeout(Duration::from_secs(3), owner.submit(&big_form(n), None, None))
+            .await
+            .unwrap_or_else(|_| panic!("submission {n} got no reply within 3 s"));
+        match submitted {
+            Ok(path) => acknowledged.push(path.as_str().rsplit('/').next().unwrap_or_default().to_owned()),
+            Err(error) => {
+                eprintln!("submission {n} refused after {:?}", started.elapsed());
+                assert_no_space("a submission on a disk full of forms", Err::<(), _>(error));
+                refusals += 1;
+                if refusals == 2 {
+                    break;
+                }
+            }
+        }
+    }
+    assert!(refusals == 2, "30 forms of 180 kB fitted on a 2 MiB disk");
+    assert!(!acknowledged.is_empty(), "not one form fitted");
+
+    // Reads are served from memory at once.
+    let (took, listed) = elicit_within(&bus, &["list", "--json"], Duration::from_secs(1)).await;
+    eprintln!("elicit list took {took:?} on the full disk");
+    for id in &acknowledged {
+        assert!(
+            listed.contains(&format!("\"id\":{id}")) || listed.contains(&format!("\"id\": {id}")),
+            "form {id} is not listed: {listed}"
+        );
+    }
+    let (took, status) = elicit_within(&bus, &["status"], Duration::from_secs(1)).await;
+    eprintln!("elicit status took {took:?} on the full disk");
+    assert!(
+        status.contains(&format!("pending forms: {}", acknowledged.len())),
+        "{status}"
+    );
+
+    // A new submission still gets its error within 3 s.
+    let started = Instant::now();
+    let late = tokio::time::timeout(Duration::from_secs(3), owner.submit(&big_form(99), None, None))
+        .await
+        .expect("a late submission got no reply within 3 s");
+    eprintln!("the late submission was refused after {:?}", started.elapsed());
+    assert_no_space("a late submission on a disk full of forms", late);
+
+    // SIGTERM ends it within 2 s, whatever the storage thread does.
+    let pid = daemon.pid().expect("running");
+    let sent = Instant::now();
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    while !exited(pid) {
+        assert!(
+            sent.elapsed() < Duration::from_secs(2),
+            "elicitd still runs 2 s after SIGTERM on a disk full of forms"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    eprintln!("elicitd exited {:?} after SIGTERM", sent.elapsed());
+
+    // Space back (the tmpfs grows), a restart: every acknowledged form is
+    // there.
+    let grown = Command::new("mount")
+        .args(["-o", "remount,size=32m"])
+        .arg(&disk.dir)
+        .status()
+        .expect("mount runs");
+    assert!(grown.success(), "remount the tmpfs larger");
+    daemon.restart().await;
+    let forms = list(&Broker1Proxy::new(&bus.connect().await).await.expect("proxy")).await;
+    let back: Vec<String> = forms.iter().map(|f| f["id"].to_string()).collect();
+    for id in &acknowledged {
+        assert!(
+            back.contains(id),
+            "acknowledged form {id} is gone after the restart: {back:?}"
+        );
+    }
+    drop(daemon);
+    drop(disk);
+}

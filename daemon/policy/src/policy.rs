@@ -10,7 +10,7 @@ use rhai::{AST, Engine};
 use crate::budget::Budget;
 use crate::error::PolicyError;
 use crate::guard::{self, SecretGuard};
-use crate::remember::Remembered;
+use crate::remember::{Remembered, RememberedChoice};
 use crate::sandbox::{self, Rule};
 use crate::sources::{self, BUILTIN_NAME, RuleFile};
 use crate::verdict::{Decision, Verdict};
@@ -223,24 +223,40 @@ impl Policy {
         origin: &Origin,
         session: &str,
     ) -> Decision {
+        match remembered.list() {
+            Ok(choices) => self.decide_among(&choices, request, origin, session),
+            Err(error) => {
+                tracing::error!(%error, "cannot read remembered choices; the rules decide");
+                self.decide_among(&[], request, origin, session)
+            }
+        }
+    }
+
+    /// [`Policy::decide_with`] over choices already read (a daemon keeps
+    /// them in memory, so that deciding touches no storage).
+    pub fn decide_among(
+        &self,
+        choices: &[RememberedChoice],
+        request: &Elicitation,
+        origin: &Origin,
+        session: &str,
+    ) -> Decision {
         if let Some(decision) = self.guard(request) {
             return decision;
         }
-        match remembered.lookup(origin) {
-            Ok(Some(choice)) => match outcome::check_remembered(&choice.verdict, request, &self.limits) {
+        if let Some(choice) = crate::remember::best_choice(choices, origin) {
+            match outcome::check_remembered(&choice.verdict, request, &self.limits) {
                 Ok(()) => {
                     return Decision {
                         reason: Some(choice.describe()),
-                        verdict: choice.verdict,
+                        verdict: choice.verdict.clone(),
                         decided_by: format!("remembered #{}", choice.id),
                     };
                 }
                 Err(error) => {
                     tracing::info!(id = choice.id, %error, "remembered choice does not fit this form");
                 }
-            },
-            Ok(None) => {}
-            Err(error) => tracing::error!(%error, "cannot read remembered choices; the rules decide"),
+            }
         }
         self.decide_by_rules(request, origin, session)
     }

@@ -133,15 +133,7 @@ impl Remembered {
         if origin.server.is_none() {
             return Ok(None);
         }
-        let best = self
-            .list()?
-            .into_iter()
-            .filter(|choice| choice.applies_to(origin))
-            .max_by_key(|choice| {
-                let depth = choice.cwd.as_ref().map_or(0, |dir| dir.len() + 1);
-                (depth, choice.exe.is_some(), choice.id)
-            });
-        Ok(best)
+        Ok(best_choice(&self.list()?, origin).cloned())
     }
 
     fn next_id(&self) -> Result<u64, PolicyError> {
@@ -163,4 +155,22 @@ fn id_of(key: &[u8]) -> u64 {
 
 fn id_of_raw(bytes: &[u8]) -> u64 {
     bytes.try_into().map_or(0, u64::from_be_bytes)
+}
+
+/// Among `choices`, the one that applies to `origin`: one bound to the
+/// deepest directory containing its working directory beats one for the
+/// whole server, and among equals the newest wins.
+pub(crate) fn best_choice<'a>(
+    choices: &'a [RememberedChoice],
+    origin: &Origin,
+) -> Option<&'a RememberedChoice> {
+    // A choice is for a server: an origin that names none gets none.
+    origin.server.as_ref()?;
+    choices
+        .iter()
+        .filter(|choice| choice.applies_to(origin))
+        .max_by_key(|choice| {
+            let depth = choice.cwd.as_ref().map_or(0, |dir| dir.len() + 1);
+            (depth, choice.exe.is_some(), choice.id)
+        })
 }

@@ -1,27 +1,43 @@
 //! `dev.elicitd.Broker1` at `/dev/elicitd/Broker`.
 
-use std::sync::Arc;
-
 use elicit_proto::Error;
-use elicit_proto::dbus::{Dict, Origin, OriginDict, dict_str};
+use elicit_proto::dbus::{Dict, Origin, OriginDict, dict_str, dict_strings};
 use zbus::message::Header;
 use zbus::object_server::SignalEmitter;
-use zbus::zvariant::{ObjectPath, OwnedObjectPath};
+use zbus::zvariant::{ObjectPath, OwnedObjectPath, Value};
 
 use super::form_id;
-use crate::broker::{Broker, Remember};
+use crate::core::state::Capabilities;
+use crate::core::{Call, FrontendSpec, Remember, Reply};
+use crate::driver::{Handle, info_dict, unexpected};
 
 /// The broker's entry point: sessions, front-ends, control, observation.
 #[derive(Debug)]
 pub struct BrokerIface {
-    broker: Arc<Broker>,
+    broker: Handle,
 }
 
 impl BrokerIface {
-    /// Serves `broker`.
-    pub fn new(broker: Arc<Broker>) -> Self {
+    /// Serves through `broker`.
+    pub fn new(broker: Handle) -> Self {
         BrokerIface { broker }
     }
+}
+
+/// Reads a front-end's registration options: `name`, `capabilities`,
+/// `priority`.
+fn frontend_spec(path: ObjectPath<'_>, options: &Dict) -> Result<FrontendSpec, Error> {
+    let priority = match options.get("priority").map(|v| &**v) {
+        None => 0,
+        Some(Value::I32(p)) => *p,
+        Some(_) => return Err(Error::BadArgument("option `priority` must be an i32".into())),
+    };
+    Ok(FrontendSpec {
+        path: path.to_string(),
+        name: dict_str(options, "name"),
+        capabilities: Capabilities::from_names(dict_strings(options, "capabilities")),
+        priority,
+    })
 }
 
 fn object_path(path: String) -> Result<OwnedObjectPath, Error> {
@@ -40,8 +56,10 @@ impl BrokerIface {
         let caller = self.broker.caller(header.sender()).await?;
         let origin = Origin::from_dict(&origin);
         origin.check_sizes().map_err(Error::LimitExceeded)?;
-        let (path, token) = self.broker.open_session(&caller, origin).await?;
-        Ok((object_path(path)?, token))
+        match self.broker.call(&caller, Call::OpenSession(origin)).await? {
+            Reply::Session { path, token } => Ok((object_path(path)?, token)),
+            other => Err(unexpected(&other)),
+        }
     }
 
     /// Re-attaches the caller to the session of `resume_token`.
@@ -52,7 +70,14 @@ impl BrokerIface {
     ) -> Result<OwnedObjectPath, Error> {
         let _busy = self.broker.busy();
         let caller = self.broker.caller(header.sender()).await?;
-        object_path(self.broker.resume_session(&caller, resume_token).await?)
+        match self
+            .broker
+            .call(&caller, Call::ResumeSession(resume_token.to_owned()))
+            .await?
+        {
+            Reply::Path(path) => object_path(path),
+            other => Err(unexpected(&other)),
+        }
     }
 
     /// Proves the broker knows `session`'s resume token: returns an HMAC
@@ -64,7 +89,14 @@ impl BrokerIface {
         nonce: Vec<u8>,
     ) -> Result<(Vec<u8>, Vec<u8>), Error> {
         let caller = self.broker.caller(header.sender()).await?;
-        self.broker.prove_session(&caller, session, &nonce)
+        let call = Call::ProveSession {
+            session: session.to_owned(),
+            nonce,
+        };
+        match self.broker.call(&caller, call).await? {
+            Reply::Challenge { proof, challenge } => Ok((proof, challenge)),
+            other => Err(unexpected(&other)),
+        }
     }
 
     /// Re-attaches the caller to `session` with its answer to the
@@ -77,7 +109,14 @@ impl BrokerIface {
     ) -> Result<OwnedObjectPath, Error> {
         let _busy = self.broker.busy();
         let caller = self.broker.caller(header.sender()).await?;
-        object_path(self.broker.resume_proven(&caller, session, &proof).await?)
+        let call = Call::ResumeProven {
+            session: session.to_owned(),
+            proof,
+        };
+        match self.broker.call(&caller, call).await? {
+            Reply::Path(path) => object_path(path),
+            other => Err(unexpected(&other)),
+        }
     }
 
     /// Registers the caller as a front-end served at `path`.
@@ -88,9 +127,9 @@ impl BrokerIface {
         options: Dict,
     ) -> Result<(), Error> {
         let caller = self.broker.caller(header.sender()).await?;
-        caller.unsandboxed("register as a front-end")?;
         super::bounds::check_frontend_options(&options)?;
-        self.broker.register_frontend(&caller, path, &options)
+        let spec = frontend_spec(path, &options)?;
+        self.broker.done(&caller, Call::RegisterFrontend(spec)).await
     }
 
     /// Registers the caller as a front-end and returns a registration id
@@ -104,7 +143,11 @@ impl BrokerIface {
     ) -> Result<(String, String), Error> {
         let caller = self.broker.caller(header.sender()).await?;
         super::bounds::check_frontend_options(&options)?;
-        self.broker.open_frontend(&caller, path, &options).await
+        let spec = frontend_spec(path, &options)?;
+        match self.broker.call(&caller, Call::OpenFrontend(spec)).await? {
+            Reply::Registration { id, secret } => Ok((id, secret)),
+            other => Err(unexpected(&other)),
+        }
     }
 
     /// Proves the broker knows `registration`'s secret: an HMAC over the
@@ -116,7 +159,14 @@ impl BrokerIface {
         nonce: Vec<u8>,
     ) -> Result<Vec<u8>, Error> {
         let caller = self.broker.caller(header.sender()).await?;
-        self.broker.prove_frontend(&caller, registration, &nonce)
+        let call = Call::ProveFrontend {
+            registration: registration.to_owned(),
+            nonce,
+        };
+        match self.broker.call(&caller, call).await? {
+            Reply::Proof(proof) => Ok(proof),
+            other => Err(unexpected(&other)),
+        }
     }
 
     /// Registers the caller again under `registration`, after a restart.
@@ -129,28 +179,33 @@ impl BrokerIface {
     ) -> Result<(), Error> {
         let caller = self.broker.caller(header.sender()).await?;
         super::bounds::check_frontend_options(&options)?;
-        self.broker.resume_frontend(&caller, path, &options, registration)
+        let call = Call::ResumeFrontend {
+            spec: frontend_spec(path, &options)?,
+            registration: registration.to_owned(),
+        };
+        self.broker.done(&caller, call).await
     }
 
     /// Sends `FormChanged` to the caller from now on, until it leaves.
     async fn watch(&self, #[zbus(header)] header: Header<'_>) -> Result<(), Error> {
         let caller = self.broker.caller(header.sender()).await?;
-        self.broker.watch(&caller)
+        self.broker.done(&caller, Call::Watch).await
     }
 
     /// Withdraws the caller's front-end registration.
     async fn unregister_frontend(&self, #[zbus(header)] header: Header<'_>) -> Result<(), Error> {
         let caller = self.broker.caller(header.sender()).await?;
-        self.broker.unregister_frontend(&caller);
-        self.broker.drop_registrations(&caller.name);
-        Ok(())
+        self.broker.done(&caller, Call::UnregisterFrontend).await
     }
 
     /// Pending forms as a JSON array.
     async fn list_forms(&self, #[zbus(header)] header: Header<'_>) -> Result<String, Error> {
         let caller = self.broker.caller(header.sender()).await?;
         caller.unsandboxed("list forms")?;
-        Ok(self.broker.list_forms().to_string())
+        match self.broker.call(&caller, Call::ListForms).await? {
+            Reply::Json(json) => Ok(json),
+            other => Err(unexpected(&other)),
+        }
     }
 
     /// Takes over the head form of a session for a control client.
@@ -161,7 +216,10 @@ impl BrokerIface {
     ) -> Result<(String, String, Dict), Error> {
         let caller = self.broker.caller(header.sender()).await?;
         caller.unsandboxed("claim forms")?;
-        self.broker.claim(&caller, form_id(form)?)
+        match self.broker.call(&caller, Call::Claim(form_id(form)?)).await? {
+            Reply::Claimed { token, request, info } => Ok((token, request.to_string(), info_dict(&info))),
+            other => Err(unexpected(&other)),
+        }
     }
 
     /// Answers a presented form with its token.
@@ -192,9 +250,14 @@ impl BrokerIface {
         let caller = self.broker.caller(header.sender()).await?;
         caller.unsandboxed("answer forms")?;
         let remember = Remember::parse(dict_str(&options, "remember").as_deref())?;
-        self.broker
-            .answer(&caller, form_id(form)?, token, action, content_json, remember)
-            .await
+        let call = Call::Answer {
+            form: form_id(form)?,
+            token: token.to_owned(),
+            action: action.to_owned(),
+            content: content_json.to_owned(),
+            remember,
+        };
+        self.broker.answer(&caller, call).await
     }
 
     /// Hands a presented form (held with its token) to the next-best
@@ -207,7 +270,11 @@ impl BrokerIface {
     ) -> Result<(), Error> {
         let caller = self.broker.caller(header.sender()).await?;
         caller.unsandboxed("pass forms on")?;
-        self.broker.pass_on(&caller, form_id(form)?, token)
+        let call = Call::PassOn {
+            form: form_id(form)?,
+            token: token.to_owned(),
+        };
+        self.broker.done(&caller, call).await
     }
 
     /// Remembered choices as a JSON array.
@@ -221,14 +288,14 @@ impl BrokerIface {
     async fn forget(&self, #[zbus(header)] header: Header<'_>, id: u64) -> Result<bool, Error> {
         let caller = self.broker.caller(header.sender()).await?;
         caller.unsandboxed("change remembered choices")?;
-        self.broker.forget(id)
+        self.broker.forget(id).await
     }
 
     /// The newest `limit` history records as a JSON array.
     async fn history(&self, #[zbus(header)] header: Header<'_>, limit: u32) -> Result<String, Error> {
         let caller = self.broker.caller(header.sender()).await?;
         caller.unsandboxed("read history")?;
-        let records = self.broker.history(limit as usize)?;
+        let records = self.broker.history(limit as usize).await?;
         serde_json::to_string(&records).map_err(|e| Error::Storage(e.to_string()))
     }
 
@@ -252,33 +319,39 @@ impl BrokerIface {
     /// Forms queued or presented.
     #[zbus(property)]
     async fn pending(&self, #[zbus(header)] header: Option<Header<'_>>) -> zbus::fdo::Result<u32> {
-        self.owner_only(header).await?;
-        Ok(self.broker.counts().0 as u32)
+        Ok(self.counts(header).await?.0 as u32)
     }
 
     /// Open sessions.
     #[zbus(property)]
     async fn sessions(&self, #[zbus(header)] header: Option<Header<'_>>) -> zbus::fdo::Result<u32> {
-        self.owner_only(header).await?;
-        Ok(self.broker.counts().1 as u32)
+        Ok(self.counts(header).await?.1 as u32)
     }
 
     /// Registered front-ends.
     #[zbus(property)]
     async fn frontends(&self, #[zbus(header)] header: Option<Header<'_>>) -> zbus::fdo::Result<u32> {
-        self.owner_only(header).await?;
-        Ok(self.broker.counts().2 as u32)
+        Ok(self.counts(header).await?.2 as u32)
     }
 }
 
 impl BrokerIface {
     /// Refuses a property read to anyone but the broker's own user.
-    async fn owner_only(&self, header: Option<Header<'_>>) -> zbus::fdo::Result<()> {
+    async fn owner_only(&self, header: Option<Header<'_>>) -> zbus::fdo::Result<crate::core::Caller> {
         let sender = header.as_ref().and_then(|h| h.sender());
         self.broker
             .caller(sender)
             .await
-            .map(drop)
             .map_err(|error| zbus::fdo::Error::AccessDenied(error.detail()))
+    }
+
+    /// Pending forms, sessions and front-ends, for the broker's own user.
+    async fn counts(&self, header: Option<Header<'_>>) -> zbus::fdo::Result<(usize, usize, usize)> {
+        let caller = self.owner_only(header).await?;
+        match self.broker.call(&caller, Call::Counts).await {
+            Ok(Reply::Counts(pending, sessions, frontends)) => Ok((pending, sessions, frontends)),
+            Ok(other) => Err(zbus::fdo::Error::Failed(unexpected(&other).detail())),
+            Err(error) => Err(zbus::fdo::Error::Failed(error.detail())),
+        }
     }
 }

@@ -1,5 +1,5 @@
 //! The D-Bus objects of the daemon: thin adapters that identify the caller
-//! and hand over to the [`Broker`](crate::broker::Broker).
+//! and hand over to the driver ([`crate::driver::Handle`]).
 
 mod bounded;
 mod bounds;
@@ -8,6 +8,7 @@ mod connect;
 mod name_owner;
 mod refused;
 mod request_iface;
+pub mod sandbox;
 mod session_iface;
 mod walk;
 mod watch;

@@ -1,24 +1,23 @@
 //! `dev.elicitd.Session1` at `/dev/elicitd/session/<id>`.
 
-use std::sync::Arc;
-
 use elicit_proto::Error;
 use elicit_proto::dbus::{Dict, dict_str, dict_u64};
 use zbus::message::Header;
 use zbus::zvariant::OwnedObjectPath;
 
-use crate::broker::{Broker, ElicitOptions};
+use crate::core::{Call, ElicitOptions};
+use crate::driver::Handle;
 
 /// One client session; only its owner may call it.
 #[derive(Debug)]
 pub struct SessionIface {
-    broker: Arc<Broker>,
+    broker: Handle,
     session: String,
 }
 
 impl SessionIface {
     /// The object of session `session`.
-    pub fn new(broker: Arc<Broker>, session: String) -> Self {
+    pub fn new(broker: Handle, session: String) -> Self {
         SessionIface { broker, session }
     }
 }
@@ -48,12 +47,16 @@ impl SessionIface {
     /// Emits `Response` again for every answered, undelivered form.
     async fn redeliver(&self, #[zbus(header)] header: Header<'_>) -> Result<(), Error> {
         let caller = self.broker.caller(header.sender()).await?;
-        self.broker.redeliver(&caller, &self.session).await
+        self.broker
+            .done(&caller, Call::Redeliver(self.session.clone()))
+            .await
     }
 
     /// Closes the session and cancels its forms.
     async fn close(&self, #[zbus(header)] header: Header<'_>) -> Result<(), Error> {
         let caller = self.broker.caller(header.sender()).await?;
-        self.broker.close_session(&caller, &self.session).await
+        self.broker
+            .done(&caller, Call::CloseSession(self.session.clone()))
+            .await
     }
 }

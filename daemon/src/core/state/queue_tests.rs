@@ -7,8 +7,8 @@ use elicit_proto::dbus::Origin;
 use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, Limits};
 
 use super::FormLimits;
-use crate::broker::forms::live_form;
-use crate::broker::state::{Capabilities, Frontend, Presenter, Session, State};
+use crate::core::state::live_form;
+use crate::core::state::{Capabilities, Frontend, Presenter, Session, State};
 use crate::store::{FormRecord, FormState, SessionRecord};
 
 const FORM: &str = r#"{"message": "Name?", "requestedSchema": {"type": "object",

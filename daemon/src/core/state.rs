@@ -1,8 +1,8 @@
-//! The broker's in-memory state: live sessions, forms and front-ends.
+//! The core's picture of the broker: live sessions, forms and front-ends.
 //!
-//! sled holds the truth across restarts; this holds what only matters while
-//! the daemon runs (who presents what, which front-ends are alive) and
-//! indexes the rest for the hot path.
+//! The store holds the truth across restarts; this holds what only matters
+//! while the daemon runs (who presents what, which front-ends are alive)
+//! and indexes the rest for the hot path.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -12,9 +12,10 @@ use elicit_proto::{Elicitation, Mode};
 use crate::store::{FormRecord, FormState, SessionRecord};
 
 mod queue;
-pub(crate) use queue::{FormLimits, Presentations, Show};
+pub(crate) use queue::FormLimits;
+pub use queue::{Presentations, Show, ShowInfo};
 
-/// Everything the broker knows, behind one lock.
+/// Everything the core knows about sessions, forms and front-ends.
 #[derive(Debug, Default)]
 pub struct State {
     /// Open sessions by id.
@@ -60,10 +61,26 @@ pub struct Form {
     /// Names of the front-ends that passed it on (`PassOn`): it is not
     /// presented to them again while the daemon runs.
     pub passed_by: Vec<String>,
-    /// Its outcome or its retirement is being written: nobody else may
-    /// finish it meanwhile, and the change shows only once the write
-    /// succeeded.
+    /// Its outcome is being written: nobody else may finish it
+    /// meanwhile, and the change shows only once the write succeeded.
     pub finishing: bool,
+    /// Its retirement (to history) is being written: it is retired once,
+    /// whoever else tries meanwhile.
+    pub retiring: bool,
+}
+
+/// A form as the state holds it: `request` parsed, without its JSON tree
+/// (the record holds the text); not yet stored.
+pub(crate) fn live_form(record: FormRecord, request: Arc<Elicitation>) -> Form {
+    Form {
+        record,
+        request,
+        presenter: None,
+        ready: false,
+        passed_by: Vec::new(),
+        finishing: false,
+        retiring: false,
+    }
 }
 
 /// Who holds a presented form, and the token its answer must carry.
@@ -245,7 +262,7 @@ impl State {
     /// unless it has one or another is being stored.
     pub fn begin_finish(&mut self, id: u64) -> Option<FormRecord> {
         let form = self.forms.get_mut(&id)?;
-        if form.record.state == FormState::Answered || form.finishing {
+        if form.record.state == FormState::Answered || form.finishing || form.retiring {
             return None;
         }
         form.finishing = true;
@@ -253,11 +270,21 @@ impl State {
     }
 
     /// Starts retiring form `id` (whatever its state): returns its record
-    /// and request.
+    /// and request, unless its retirement is being written already.
     pub fn begin_retire(&mut self, id: u64) -> Option<(FormRecord, Arc<Elicitation>)> {
         let form = self.forms.get_mut(&id)?;
-        form.finishing = true;
+        if form.retiring {
+            return None;
+        }
+        form.retiring = true;
         Some((form.record.clone(), form.request.clone()))
+    }
+
+    /// The retirement begun on form `id` could not be stored: it stays.
+    pub fn abandon_retire(&mut self, id: u64) {
+        if let Some(form) = self.forms.get_mut(&id) {
+            form.retiring = false;
+        }
     }
 
     /// Starts retiring form `id` as delivered: it must be stored and have
@@ -267,8 +294,13 @@ impl State {
         id: u64,
     ) -> Result<(FormRecord, Arc<Elicitation>), elicit_proto::Error> {
         match self.forms.get_mut(&id) {
-            Some(form) if form.record.state == FormState::Answered && !form.finishing && form.ready => {
-                form.finishing = true;
+            Some(form)
+                if form.record.state == FormState::Answered
+                    && !form.finishing
+                    && !form.retiring
+                    && form.ready =>
+            {
+                form.retiring = true;
                 Ok((form.record.clone(), form.request.clone()))
             }
             Some(_) => Err(elicit_proto::Error::WrongState(format!(

@@ -7,15 +7,40 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use elicit_proto::Error;
-use elicit_proto::dbus::Dict;
+use elicit_proto::dbus::Origin;
 
 use super::{Form, Frontend, Presenter, State};
-use crate::broker::present;
 use crate::store::{FormRecord, FormState};
 
-/// A `Show` call decided under the lock, to be made after it.
-#[derive(Debug)]
-pub(crate) struct Show {
+/// What goes with a form to whoever presents it: who asks, its session,
+/// when it was queued and when it expires.
+#[derive(Debug, Clone)]
+pub struct ShowInfo {
+    /// Who asks.
+    pub origin: Origin,
+    /// The form's session.
+    pub session: String,
+    /// When it was queued, in milliseconds since the epoch.
+    pub queued_ms: u64,
+    /// When it expires (0: never).
+    pub deadline_ms: u64,
+}
+
+/// Hands `form` to `presenter` and says what goes with it.
+fn present(form: &mut Form, presenter: Presenter, origin: &Origin) -> ShowInfo {
+    form.presenter = Some(presenter);
+    form.record.state = FormState::Presented;
+    ShowInfo {
+        origin: origin.clone(),
+        session: form.record.session.clone(),
+        queued_ms: form.record.created_ms,
+        deadline_ms: form.record.deadline_ms.unwrap_or(0),
+    }
+}
+
+/// A `Show` call the core decided, for the driver to make.
+#[derive(Debug, Clone)]
+pub struct Show {
     /// Who shows it, with the token its answer must carry.
     pub(crate) presenter: Presenter,
     /// The form id.
@@ -25,12 +50,12 @@ pub(crate) struct Show {
     /// The request as front-ends receive it.
     pub(crate) request_json: Arc<str>,
     /// Origin, session, times.
-    pub(crate) info: Dict,
+    pub(crate) info: ShowInfo,
 }
 
 /// What [`State::present_heads`] decided.
 #[derive(Debug, Default)]
-pub(crate) struct Presentations {
+pub struct Presentations {
     /// Forms handed to a front-end.
     pub(crate) shows: Vec<Show>,
     /// For each form nobody can show: the front-end names a program
@@ -173,13 +198,13 @@ impl State {
         &mut self,
         id: u64,
         claimer: Presenter,
-    ) -> Result<(Arc<str>, Dict, Option<Presenter>, String), Error> {
+    ) -> Result<(Arc<str>, ShowInfo, Option<Presenter>, String), Error> {
         let form = self
             .forms
             .get(&id)
             .ok_or_else(|| Error::NotFound(format!("no form {id}")))?;
         let session_id = form.record.session.clone();
-        if form.record.state == FormState::Answered || form.finishing {
+        if form.record.state == FormState::Answered || form.finishing || form.retiring {
             return Err(Error::WrongState(format!("form {id} was answered already")));
         }
         let session = self
@@ -229,6 +254,7 @@ impl State {
             };
             if !form.ready
                 || form.finishing
+                || form.retiring
                 || form.presenter.is_some()
                 || form.record.state == FormState::Answered
             {
