@@ -12,13 +12,13 @@
 #   packaging/check-install.sh ELICITD.deb ELICIT-GTK.deb
 #
 # The bootstrapped root and apt's downloads are cached in
-# target/check-install (packaging/debian-root.sh), so a rerun takes seconds
+# target/debian-roots (packaging/debian-root.sh; fresh-root.sh shares it), so a rerun takes seconds
 # instead of minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 daemon_deb=$(realpath "$1")
 gtk_deb=$(realpath "$2")
-cache=$PWD/target/check-install
+cache=$PWD/target/debian-roots
 
 step() { printf '\n== %s\n' "$*"; }
 die() { echo "check-install: FAILED: $*" >&2; exit 1; }

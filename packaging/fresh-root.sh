@@ -16,7 +16,7 @@
 #           build is the root's own either way
 #
 # The bootstrapped root and apt's downloads are cached in
-# target/fresh-root/SUITE; the root itself is made anew and removed on exit.
+# target/debian-roots (shared with check-install.sh: one debootstrap per suite); the root itself is made anew and removed on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 suite=bookworm
@@ -62,7 +62,7 @@ for tool in git chroot mount; do
 done
 [ -x /root/.cargo/bin/cargo ] || die "no rustup Rust in /root/.rustup and /root/.cargo"
 . packaging/debian-root.sh
-timed "a clean $suite root" debian_root "$suite" "$PWD/target/fresh-root/$suite"
+timed "a clean $suite root" debian_root "$suite" "$PWD/target/debian-roots"
 
 # This machine's CA certificates: cargo's downloads may pass through a
 # proxy that this machine trusts. The bundle itself (the root has no
