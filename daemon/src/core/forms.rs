@@ -7,7 +7,10 @@ use elicit_proto::{Answer, Elicitation, ElicitationAction, Error, validate_answe
 
 use super::pending::{Finish, Pending};
 use super::state::{FormLimits, live_form};
-use super::{CallId, Caller, Core, Effect, ElicitOptions, Object, Remember, RememberTarget, Reply, Write};
+use super::{
+    CallId, Caller, Core, Effect, ElicitOptions, Object, Remember, RememberTarget, Reply, ResponseSignal,
+    Write,
+};
 use crate::rules::PolicyVerdict;
 use crate::store::{FormRecord, FormState, RequestText};
 
@@ -176,14 +179,14 @@ impl Core {
         else {
             return;
         };
-        self.effects.push(Effect::Response {
+        self.effects.push(Effect::Response(ResponseSignal {
             owner,
             session: record.session.clone(),
             form: record.id,
             answer,
             reason: record.reason.clone().unwrap_or_default(),
             answered_by: record.answered_by.clone().unwrap_or_default(),
-        });
+        }));
     }
 
     /// `Answer`: a front-end (or claimer) answers a form it was given.

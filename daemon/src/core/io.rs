@@ -340,6 +340,39 @@ pub enum Object {
     Form(String, u64),
 }
 
+/// `Response`, for one session's owner alone.
+#[derive(Debug)]
+pub struct ResponseSignal {
+    /// The owner's unique name.
+    pub owner: String,
+    /// The session.
+    pub session: String,
+    /// The form.
+    pub form: u64,
+    /// The outcome.
+    pub answer: Answer,
+    /// Why.
+    pub reason: String,
+    /// Who decided.
+    pub answered_by: String,
+}
+
+/// `FormChanged`, for each watcher alone (a broadcast would reach every
+/// connection the bus admits).
+#[derive(Debug)]
+pub struct FormChangedSignal {
+    /// The watchers.
+    pub to: Vec<String>,
+    /// The form.
+    pub form: u64,
+    /// Its session.
+    pub session: String,
+    /// Its new state.
+    pub state: &'static str,
+    /// Why, or who.
+    pub reason: String,
+}
+
 /// What the driver must do, in order.
 #[derive(Debug)]
 pub enum Effect {
@@ -378,33 +411,9 @@ pub enum Effect {
         reason: String,
     },
     /// Emits `Response` to the session's owner alone.
-    Response {
-        /// The owner's unique name.
-        owner: String,
-        /// The session.
-        session: String,
-        /// The form.
-        form: u64,
-        /// The outcome.
-        answer: Answer,
-        /// Why.
-        reason: String,
-        /// Who decided.
-        answered_by: String,
-    },
+    Response(ResponseSignal),
     /// Emits `FormChanged` to each watcher alone.
-    FormChanged {
-        /// The watchers.
-        to: Vec<String>,
-        /// The form.
-        form: u64,
-        /// Its session.
-        session: String,
-        /// Its new state.
-        state: &'static str,
-        /// Why, or who.
-        reason: String,
-    },
+    FormChanged(FormChangedSignal),
     /// Starts a front-end program not named in `unwanted`, unless one runs.
     Launch(HashSet<String>),
     /// A front-end registered (the launcher stops waiting for it).

@@ -40,8 +40,8 @@ use rand::{Rng, SeedableRng};
 
 pub use forms::action_name;
 pub use io::{
-    BatchId, Call, CallId, Caller, Effect, ElicitOptions, FrontendSpec, Input, Object, Registration,
-    Remember, RememberTarget, Reply, Write,
+    BatchId, Call, CallId, Caller, Effect, ElicitOptions, FormChangedSignal, FrontendSpec, Input, Object,
+    Registration, Remember, RememberTarget, Reply, ResponseSignal, Write,
 };
 pub use restore::Restored;
 
@@ -245,13 +245,13 @@ impl Core {
         if self.watchers.is_empty() {
             return;
         }
-        self.effects.push(Effect::FormChanged {
+        self.effects.push(Effect::FormChanged(FormChangedSignal {
             to: self.watchers.iter().cloned().collect(),
             form,
             session: session.to_owned(),
             state,
             reason: reason.to_owned(),
-        });
+        }));
     }
 
     /// `Watch`: `FormChanged` goes to `caller` until it leaves the bus.

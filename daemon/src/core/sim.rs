@@ -264,9 +264,9 @@ impl World {
                         f.shown.remove(&form);
                     }
                 }
-                Effect::Response {
+                Effect::Response(super::ResponseSignal {
                     owner, session, form, ..
-                } => {
+                }) => {
                     let expected = self.owners.get(&session).map(|(o, _)| o.clone());
                     if expected.as_deref() != Some(owner.as_str()) {
                         self.fail(&format!(
@@ -284,7 +284,7 @@ impl World {
                 }
                 Effect::ReleaseName => self.input(Input::NameReleased { busy: false }),
                 Effect::Exit => self.restart(false),
-                Effect::FormChanged { .. }
+                Effect::FormChanged(_)
                 | Effect::Launch(_)
                 | Effect::Registered(_)
                 | Effect::AwaitReturning(_)

@@ -102,9 +102,7 @@ fn responses(effects: &[Effect]) -> Vec<(u64, String, String)> {
     effects
         .iter()
         .filter_map(|e| match e {
-            Effect::Response {
-                form, owner, reason, ..
-            } => Some((*form, owner.clone(), reason.clone())),
+            Effect::Response(signal) => Some((signal.form, signal.owner.clone(), signal.reason.clone())),
             _ => None,
         })
         .collect()

@@ -10,27 +10,13 @@ use zbus::object_server::SignalEmitter;
 use zbus::zvariant::Str;
 
 use crate::bus::{BrokerIface, RequestIface};
-use crate::core::action_name;
-use elicit_proto::Answer;
+use crate::core::{FormChangedSignal, ResponseSignal, action_name};
 
 /// A signal waiting to be sent.
 #[derive(Debug)]
 pub(super) enum Signal {
-    Response {
-        owner: String,
-        session: String,
-        form: u64,
-        answer: Answer,
-        reason: String,
-        answered_by: String,
-    },
-    FormChanged {
-        to: Vec<String>,
-        form: u64,
-        session: String,
-        state: &'static str,
-        reason: String,
-    },
+    Response(ResponseSignal),
+    FormChanged(FormChangedSignal),
 }
 
 /// The queue to the signal task.
@@ -52,14 +38,14 @@ impl Signals {
 async fn send_all(conn: zbus::Connection, mut signals: mpsc::UnboundedReceiver<Signal>) {
     while let Some(signal) = signals.recv().await {
         match signal {
-            Signal::Response {
+            Signal::Response(ResponseSignal {
                 owner,
                 session,
                 form,
                 answer,
                 reason,
                 answered_by,
-            } => {
+            }) => {
                 let content = answer
                     .content
                     .as_ref()
@@ -80,13 +66,13 @@ async fn send_all(conn: zbus::Connection, mut signals: mpsc::UnboundedReceiver<S
                     tracing::warn!(form, %error, "could not send the response");
                 }
             }
-            Signal::FormChanged {
+            Signal::FormChanged(FormChangedSignal {
                 to,
                 form,
                 session,
                 state,
                 reason,
-            } => {
+            }) => {
                 let id = form.to_string();
                 for recipient in to {
                     let sent = async {

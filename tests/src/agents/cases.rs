@@ -390,3 +390,55 @@ pub async fn host_cancels(agent: Agent) {
         agent.name()
     );
 }
+
+/// The cases every host goes through, as the tests of one test binary (one
+/// binary per host, so that hosts run one at a time within it):
+/// `agent_cases!(Agent::Claude);`. Hosts with a per-call timeout add
+/// `with_host_cancel` for [`host_cancels`].
+#[macro_export]
+macro_rules! agent_cases {
+    ($agent:expr, with_host_cancel) => {
+        $crate::agent_cases!($agent);
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn the_hosts_timeout_cancels_the_form() {
+            $crate::agents::cases::host_cancels($agent).await;
+        }
+    };
+    ($agent:expr) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn a_form_accepted_reaches_the_server_and_the_model() {
+            $crate::agents::cases::answered($agent, "accept").await;
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn a_form_declined_reaches_the_model_as_declined() {
+            $crate::agents::cases::answered($agent, "decline").await;
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn a_form_cancelled_reaches_the_model_as_cancelled() {
+            $crate::agents::cases::answered($agent, "cancel").await;
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn the_host_killed_mid_form_withdraws_it_and_leaves_nothing() {
+            $crate::agents::cases::killed_mid_form($agent, $crate::agents::cases::Death::Killed).await;
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn the_hosts_own_shutdown_mid_form_withdraws_it_and_leaves_nothing() {
+            $crate::agents::cases::killed_mid_form($agent, $crate::agents::cases::Death::ShutDown).await;
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn a_run_with_no_form_leaves_nothing() {
+            $crate::agents::cases::no_form($agent).await;
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn over_http_to_elicit_serve_a_form_reaches_the_model() {
+            $crate::agents::cases::over_http($agent).await;
+        }
+    };
+}
