@@ -208,6 +208,9 @@ async fn python_without_a_broker_declines_or_passes_to_the_host() {
     host.initialize(json!({"elicitation": {}})).await;
     host.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book","arguments":{}}}))
         .await;
+    // The proxy warns the host that no broker answers, then passes the form.
+    let warning = host.recv().await;
+    assert_eq!(warning["method"], "notifications/message", "{warning}");
     let request = host.recv().await;
     assert_eq!(request["method"], "elicitation/create");
     host.send(json!({"jsonrpc":"2.0","id":request["id"],"result":{"action":"accept","content":{"seat":"H","count":4}}}))

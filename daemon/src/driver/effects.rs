@@ -110,8 +110,10 @@ impl Driver {
         let calls_out = self.calls_out.clone();
         let handle = self.handle.clone();
         let timeout = Duration::from_millis(self.config.broker.show_timeout_ms);
+        let mut turn = self.call_order.next(&show.presenter.bus_name);
         self.tasks.spawn(async move {
             // The front-end's time starts once the call can go out.
+            turn.wait().await;
             let Ok(_permit) = calls_out.acquire().await else {
                 return;
             };
@@ -143,7 +145,11 @@ impl Driver {
     fn withdraw(&mut self, bus_name: String, path: String, form: u64, reason: String) {
         let conn = self.conn.clone();
         let calls_out = self.calls_out.clone();
+        let mut turn = self.call_order.next(&bus_name);
+        // Bounded like a Show: the front-end's next call waits for this one.
+        let timeout = Duration::from_millis(self.config.broker.show_timeout_ms);
         self.tasks.spawn(async move {
+            turn.wait().await;
             let Ok(_permit) = calls_out.acquire().await else {
                 return;
             };
@@ -153,8 +159,10 @@ impl Driver {
                     .withdraw(&form.to_string(), &reason)
                     .await
             };
-            if let Err(error) = call.await {
-                tracing::debug!(form, %bus_name, %error, "withdraw not delivered");
+            match tokio::time::timeout(timeout, call).await {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => tracing::debug!(form, %bus_name, %error, "withdraw not delivered"),
+                Err(_) => tracing::debug!(form, %bus_name, "withdraw not answered within {timeout:?}"),
             }
         });
     }

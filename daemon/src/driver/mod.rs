@@ -9,6 +9,7 @@
 //! signals to their tasks. One timer serves everything, from
 //! [`Core::next_timeout`].
 
+mod call_order;
 mod callers;
 mod effects;
 mod handle;
@@ -82,6 +83,8 @@ pub struct Driver {
     /// the driver.
     tasks: JoinSet<()>,
     calls_out: Arc<tokio::sync::Semaphore>,
+    /// Calls to one front-end in the core's order.
+    call_order: call_order::CallOrder,
     signals: signals::Signals,
     stopped: Option<Stopped>,
 }
@@ -125,6 +128,7 @@ impl Driver {
             replies: HashMap::new(),
             tasks,
             calls_out: Arc::new(tokio::sync::Semaphore::new(CALLS_OUT)),
+            call_order: call_order::CallOrder::default(),
             signals,
             stopped: None,
         })

@@ -55,7 +55,7 @@ async fn handle_post(
     if let Some(id) = text(headers, SESSION_ID) {
         let session = endpoint.session(id).ok_or_else(|| gone(id))?;
         return match message.kind {
-            Kind::Request => session.request(message, sse, primes(headers, None)).await,
+            Kind::Request => session.request(message, sse, session.primed()).await,
             Kind::Notification | Kind::Response => {
                 session.pass(message).await?;
                 Ok(StatusCode::ACCEPTED.into_response())
@@ -76,8 +76,8 @@ async fn handle_post(
     }
     if message.kind == Kind::Request && message.method() == Some("initialize") {
         let session = endpoint.create_session()?;
-        let prime = primes(headers, Some(&message));
-        let mut response = session.request(message, sse, prime).await?;
+        session.set_primed(asks_priming(&message));
+        let mut response = session.request(message, sse, session.primed()).await?;
         if let Ok(value) = HeaderValue::from_str(&session.id) {
             response.headers_mut().insert(SESSION_ID, value);
         }
@@ -96,7 +96,7 @@ pub async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> R
         accepts(&headers, false)?;
         check_version(&headers)?;
         let session = session_of(&endpoint, &headers)?;
-        session.open(text(&headers, LAST_EVENT_ID), primes(&headers, None))
+        session.open(text(&headers, LAST_EVENT_ID), session.primed())
     })();
     outcome.unwrap_or_else(IntoResponse::into_response)
 }
@@ -134,21 +134,21 @@ fn session_of(endpoint: &Endpoint, headers: &HeaderMap) -> Result<Arc<super::ses
 /// and an empty `data:`, SEP-1699).
 const PRIMING_SINCE: &str = "2025-11-25";
 
-/// Whether a stream of this session starts with the priming event: only
-/// from 2025-11-25 on. Clients of 2025-06-18 know no such event, and some
+/// Whether a stream of this session starts with the priming event
+/// (`initialize`'s answer included): only when its `initialize` asked for
+/// 2025-11-25 or later. Clients of 2025-06-18 know no such event, and some
 /// fail on it: the TypeScript SDK before 1.24, which the Gemini CLI 0.61
-/// bundles, parses the empty `data:` as JSON and drops the connection.
-/// The revision is the `MCP-Protocol-Version` header, or for `initialize`
-/// the one the client asks for. Without either the spec has the server
-/// assume 2025-03-26, so no priming (the Gemini CLI's GET stream comes
-/// without the header).
-fn primes(headers: &HeaderMap, initialize: Option<&Message>) -> bool {
-    let asked = initialize
-        .and_then(|m| m.value.pointer("/params/protocolVersion"))
-        .and_then(Value::as_str);
+/// bundles, parses the empty `data:` as JSON and drops the connection. The
+/// session's revision decides, not each request's `MCP-Protocol-Version`:
+/// the Gemini CLI's GET stream comes without the header, and the
+/// conformance suite's 2025-11-25 polling check sends `2025-03-26` in it.
+/// Whether `initialize` asks for a revision whose streams are primed.
+fn asks_priming(initialize: &Message) -> bool {
     // Revisions are dates: they order as text.
-    text(headers, PROTOCOL_VERSION)
-        .or(asked)
+    initialize
+        .value
+        .pointer("/params/protocolVersion")
+        .and_then(Value::as_str)
         .is_some_and(|version| version >= PRIMING_SINCE)
 }
 
@@ -249,17 +249,6 @@ fn text<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 mod priming_tests {
     use super::*;
 
-    fn headers(version: Option<&str>) -> HeaderMap {
-        let mut headers = HeaderMap::new();
-        if let Some(version) = version {
-            headers.insert(
-                PROTOCOL_VERSION,
-                HeaderValue::from_str(version).unwrap_or(HeaderValue::from_static("x")),
-            );
-        }
-        headers
-    }
-
     fn initialize(version: &str) -> Option<Message> {
         let body = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
@@ -268,17 +257,17 @@ mod priming_tests {
     }
 
     #[test]
-    fn only_2025_11_25_and_later_streams_are_primed() {
-        assert!(!primes(&headers(Some("2025-06-18")), None));
-        assert!(!primes(&headers(Some("2025-03-26")), None));
-        assert!(primes(&headers(Some("2025-11-25")), None));
-        assert!(!primes(&headers(None), None), "unknown: 2025-03-26, not primed");
-        let old = initialize("2025-06-18");
-        assert!(old.is_some());
-        assert!(
-            !primes(&headers(None), old.as_ref()),
-            "initialize asks 2025-06-18"
-        );
-        assert!(primes(&headers(None), initialize("2025-11-25").as_ref()));
+    fn only_sessions_that_asked_for_2025_11_25_or_later_are_primed() {
+        for (version, primed) in [
+            ("2025-03-26", false),
+            ("2025-06-18", false),
+            ("2025-11-25", true),
+            ("2026-07-28", true),
+        ] {
+            let Some(message) = initialize(version) else {
+                panic!("the test's initialize parses");
+            };
+            assert_eq!(asks_priming(&message), primed, "{version}");
+        }
     }
 }

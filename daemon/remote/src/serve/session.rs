@@ -34,6 +34,9 @@ pub struct Session {
     pub id: String,
     pipe: Pipe,
     routes: Arc<Routes>,
+    /// Whether its streams are primed when a request names no revision:
+    /// as the revision its `initialize` asked for.
+    primed: std::sync::atomic::AtomicBool,
 }
 
 /// Where the session's lines go.
@@ -280,7 +283,22 @@ impl Router for Routes {
 impl Session {
     /// A session of `id` over a started relay.
     pub fn new(id: String, pipe: Pipe, routes: Arc<Routes>) -> Session {
-        Session { id, pipe, routes }
+        Session {
+            id,
+            pipe,
+            routes,
+            primed: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Remembers whether the revision `initialize` asked for primes streams.
+    pub fn set_primed(&self, primed: bool) {
+        self.primed.store(primed, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether its streams are primed when a request names no revision.
+    pub fn primed(&self) -> bool {
+        self.primed.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Relays a request; the answer is an SSE stream (`sse`, opened with
