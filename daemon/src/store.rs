@@ -63,6 +63,7 @@ impl From<StoreError> for elicit_proto::Error {
 }
 
 mod batch;
+mod handles;
 mod records;
 mod request_text;
 mod status;

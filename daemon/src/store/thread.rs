@@ -21,6 +21,7 @@ use elicitd_policy::{Remembered, RememberedChoice};
 use serde::de::DeserializeOwned;
 
 use super::batch::{Batch, Op};
+use super::handles::Handles;
 use super::status::Status;
 use super::{FormRecord, HistoryRecord, SessionRecord, StoreError};
 use crate::answers::AnswerFiles;
@@ -72,36 +73,6 @@ pub struct Loaded {
     pub registrations: Vec<(String, Vec<u8>)>,
     /// Remembered choices.
     pub remembered: Vec<RememberedChoice>,
-}
-
-/// The database and the trees the broker uses.
-struct Handles {
-    db: sled::Db,
-    sessions: sled::Tree,
-    forms: sled::Tree,
-    history: sled::Tree,
-    registrations: sled::Tree,
-    remembered: sled::Tree,
-}
-
-impl Handles {
-    fn open(dir: &Path) -> Result<Handles, sled::Error> {
-        // No periodic flush: every group is flushed by this thread, and
-        // sled's 500 ms flusher would wake an idle daemon twice a second.
-        let db = sled::Config::new()
-            .path(dir)
-            .mode(sled::Mode::LowSpace)
-            .flush_every_ms(None)
-            .open()?;
-        Ok(Handles {
-            sessions: db.open_tree("sessions")?,
-            forms: db.open_tree("forms")?,
-            history: db.open_tree("history")?,
-            registrations: db.open_tree("frontends")?,
-            remembered: db.open_tree("remembered")?,
-            db,
-        })
-    }
 }
 
 /// Which tree a write went to, for its undo.
