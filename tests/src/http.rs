@@ -12,6 +12,8 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdout, Command};
 
+use serde_json::Value;
+
 use crate::mcp::{Host, conformance, everything_http, peers, python};
 use crate::{PrivateBus, binary, eventually, within};
 
@@ -356,6 +358,38 @@ impl Cutter {
             .expect("read")
             .expect("a line");
         line.trim_start_matches("cut ").parse().expect("a count")
+    }
+}
+
+/// Runs the Python SDK's host `http_host.py --mode MODE URL TOOL`; returns
+/// its child and its event lines (one JSON object each).
+pub fn python_http_host(url: &str, mode: &str, tool: &str) -> (Child, Lines<BufReader<ChildStdout>>) {
+    let mut child = Command::new("python3")
+        .arg(peers().join("python/http_host.py"))
+        .args(["--mode", mode, url, tool])
+        .env("PYTHONPATH", peers().join("python/site"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start http_host.py");
+    let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    (child, lines)
+}
+
+/// The host's next event of `kind` (`ready`, `result`, `closed`, …),
+/// within the usual deadline.
+pub async fn host_event(lines: &mut Lines<BufReader<ChildStdout>>, kind: &str) -> Value {
+    loop {
+        let line = within(&format!("the host's {kind} event"), lines.next_line())
+            .await
+            .expect("read")
+            .unwrap_or_else(|| panic!("the host ended before its {kind} event"));
+        let event: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        if event["event"] == kind {
+            return event;
+        }
     }
 }
 

@@ -116,6 +116,21 @@ pub async fn all_gone(marker: &str, limit: std::time::Duration) -> Result<std::t
     }
 }
 
+/// Sends SIGTERM to `pid` and waits for it to exit, for at most `limit`;
+/// how long that took, or a panic naming `what` still running.
+pub async fn terminated_within(pid: u32, limit: std::time::Duration, what: &str) -> std::time::Duration {
+    kill("-TERM", pid);
+    let sent = std::time::Instant::now();
+    while !exited(pid) {
+        assert!(
+            sent.elapsed() < limit,
+            "{what} still runs {limit:?} after SIGTERM"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    sent.elapsed()
+}
+
 /// Sends `signal` to `pid`, which may have exited already.
 pub fn signal(signal: &str, pid: u32) {
     let _ = std::process::Command::new("kill")

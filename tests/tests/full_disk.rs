@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use elicit_client::ClientSession;
 use elicit_proto::Error;
 use elicit_proto::dbus::{Broker1Proxy, Origin};
-use elicit_tests::procs::exited;
+use elicit_tests::procs::terminated_within;
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, eventually, within};
 use serde_json::{Value, json};
 
@@ -266,19 +266,7 @@ async fn a_full_state_dir_changes_nothing_and_service_resumes_once_space_is_free
     .await;
     assert_no_space("an answer on a full disk after a restart", refused_again);
     let pid = daemon.pid().expect("running");
-    let sent = Instant::now();
-    let killed = Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(killed.success());
-    while !exited(pid) {
-        assert!(
-            sent.elapsed() < Duration::from_secs(2),
-            "elicitd still runs 2 s after SIGTERM on a full disk"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    terminated_within(pid, Duration::from_secs(2), "elicitd on a full disk").await;
     drop(daemon);
     drop(disk);
 }
@@ -395,20 +383,8 @@ async fn a_disk_filled_by_the_forms_themselves_never_wedges_the_daemon() {
 
     // SIGTERM ends it within 2 s, whatever the storage thread does.
     let pid = daemon.pid().expect("running");
-    let sent = Instant::now();
-    let killed = Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(killed.success());
-    while !exited(pid) {
-        assert!(
-            sent.elapsed() < Duration::from_secs(2),
-            "elicitd still runs 2 s after SIGTERM on a disk full of forms"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    eprintln!("elicitd exited {:?} after SIGTERM", sent.elapsed());
+    let took = terminated_within(pid, Duration::from_secs(2), "elicitd on a disk full of forms").await;
+    eprintln!("elicitd exited {took:?} after SIGTERM");
 
     // Space back (the tmpfs grows), a restart: every acknowledged form is
     // there.

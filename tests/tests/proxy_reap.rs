@@ -134,24 +134,31 @@ fn rand_suffix() -> u64 {
         .unwrap_or_default()
 }
 
+impl Proxied {
+    /// Claude Code's shutdown: INT, TERM 0.1 s later, KILL 0.4 s after
+    /// that, the proxy's standard error on a pipe that goes with the host.
+    /// The sleeps are the host's timing, which is the case under test.
+    async fn shut_down_as_claude_code(&mut self) {
+        let pid = self.pid();
+        procs::signal("-INT", pid);
+        self.stderr = None;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        procs::signal("-TERM", pid);
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        procs::signal("-KILL", pid);
+    }
+}
+
 fn signal_of(status: ExitStatus) -> Option<i32> {
     use std::os::unix::process::ExitStatusExt;
     status.signal()
 }
 
-/// Claude Code's shutdown: INT, TERM 0.1 s later, KILL 0.4 s after that,
-/// the proxy's standard error on a pipe that goes with the host. The
-/// sleeps are the host's timing, which is the case under test.
+/// Claude Code's shutdown ([`Proxied::shut_down_as_claude_code`]).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_claude_code_shutdown_leaves_no_process() {
     let mut proxied = Proxied::start(&[], false).await;
-    let pid = proxied.pid();
-    procs::signal("-INT", pid);
-    proxied.stderr = None;
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    procs::signal("-TERM", pid);
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    procs::signal("-KILL", pid);
+    proxied.shut_down_as_claude_code().await;
     let (status, _) = proxied.end("INT, TERM at 0.1 s, KILL at 0.5 s").await;
     assert!(
         status.code() == Some(128 + 15) || signal_of(status) == Some(9),
@@ -164,13 +171,7 @@ async fn the_claude_code_shutdown_leaves_no_process() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_claude_code_shutdown_ends_a_server_that_ignores_term() {
     let mut proxied = Proxied::start_with(&[], "--ignore-term").await;
-    let pid = proxied.pid();
-    procs::signal("-INT", pid);
-    proxied.stderr = None;
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    procs::signal("-TERM", pid);
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    procs::signal("-KILL", pid);
+    proxied.shut_down_as_claude_code().await;
     let (status, _) = proxied
         .end("INT, TERM at 0.1 s, KILL at 0.5 s; the server ignores TERM")
         .await;

@@ -10,7 +10,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::process::Stdio;
 
-use elicit_tests::http::{everything_over_http, python_http_server};
+use elicit_tests::http::{everything_over_http, host_event, python_http_host, python_http_server};
 use elicit_tests::mcp::{everything, peers, python, system};
 use elicit_tests::procs::children_of;
 use elicit_tests::{binary, eventually, within};
@@ -74,36 +74,6 @@ impl Serve {
     }
 }
 
-/// Runs `http_host.py` against `url`, calling `tool`; returns its child
-/// and its event lines.
-fn host(url: &str, mode: &str, tool: &str) -> (Child, Lines<BufReader<ChildStdout>>) {
-    let mut child = Command::new("python3")
-        .arg(peers().join("python/http_host.py"))
-        .args(["--mode", mode, url, tool])
-        .env("PYTHONPATH", peers().join("python/site"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start http_host.py");
-    let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    (child, lines)
-}
-
-/// The host's `result` event.
-async fn result_of(lines: &mut Lines<BufReader<ChildStdout>>) -> Value {
-    loop {
-        let line = within("the host's result", lines.next_line())
-            .await
-            .expect("read")
-            .expect("the host ended without a result");
-        let event: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
-        if event["event"] == "result" {
-            return event;
-        }
-    }
-}
-
 /// One raw request through `http_probe.py`: `{status, headers, body}`,
 /// the body parsed when it is JSON.
 async fn probe(method: &str, url: &str, headers: &[String], body: Option<&Value>) -> Value {
@@ -156,23 +126,23 @@ async fn a_session_host_without_elicitation_gets_the_brokered_answer() {
     let (bus, _daemon, mut frontend) = system().await;
     let serve = Serve::start(bus.address(), &[], &server, &[]).await;
 
-    let (_accepting, mut lines) = host(&serve.url, "legacy", "book");
+    let (_accepting, mut lines) = python_http_host(&serve.url, "legacy", "book");
     let shown = frontend.next_show().await;
     assert_eq!(shown.request["message"], "Which seat, and how many?");
     frontend
         .answer(&shown, "accept", json!({"seat": "12A", "count": 2}))
         .await
         .expect("accept");
-    let result = result_of(&mut lines).await;
+    let result = host_event(&mut lines, "result").await;
     assert_eq!(result["text"], "booked 2 x 12A", "{result}");
 
-    let (_declining, mut lines) = host(&serve.url, "legacy", "book");
+    let (_declining, mut lines) = python_http_host(&serve.url, "legacy", "book");
     let shown = frontend.next_show().await;
     frontend
         .answer(&shown, "decline", Value::Null)
         .await
         .expect("decline");
-    let result = result_of(&mut lines).await;
+    let result = host_event(&mut lines, "result").await;
     assert_eq!(result["text"], "not booked: decline", "{result}");
 }
 
@@ -186,14 +156,14 @@ async fn a_remote_upstream_is_served_with_the_same_brokering() {
     let (bus, _daemon, mut frontend) = system().await;
     let serve = Serve::start_with(bus.address(), &["--upstream".into(), remote.url.clone()], &[]).await;
     for (mode, seat) in [("legacy", "4D"), ("auto", "5E")] {
-        let (_host, mut lines) = host(&serve.url, mode, "book");
+        let (_host, mut lines) = python_http_host(&serve.url, mode, "book");
         let shown = frontend.next_show().await;
         assert_eq!(shown.request["message"], "Which seat, and how many?", "{mode}");
         frontend
             .answer(&shown, "accept", json!({"seat": seat, "count": 1}))
             .await
             .expect("accept");
-        let result = result_of(&mut lines).await;
+        let result = host_event(&mut lines, "result").await;
         assert_eq!(result["text"], format!("booked 1 x {seat}"), "{mode}: {result}");
     }
 }
@@ -211,7 +181,7 @@ async fn server_everything_is_served_with_the_same_brokering() {
     command.extend(stdio);
     for args in [&mut upstream, &mut command] {
         let serve = Serve::start_with(bus.address(), args, &[]).await;
-        let (_host, mut lines) = host(&serve.url, "legacy", "trigger-elicitation-request");
+        let (_host, mut lines) = python_http_host(&serve.url, "legacy", "trigger-elicitation-request");
         let shown = frontend.next_show().await;
         assert_eq!(
             shown.server.as_deref(),
@@ -226,7 +196,7 @@ async fn server_everything_is_served_with_the_same_brokering() {
             )
             .await
             .expect("accept");
-        let result = result_of(&mut lines).await;
+        let result = host_event(&mut lines, "result").await;
         let text = result["text"].as_str().unwrap_or_default();
         assert!(text.contains("- Name: Ada Lovelace"), "{args:?}: {result}");
     }
@@ -242,13 +212,13 @@ async fn a_stateless_2026_host_gets_the_brokered_answer() {
 
     // `auto` probes server/discover and, the server knowing 2026-07-28,
     // sends every request stateless: through the shared relay.
-    let (_host, mut lines) = host(&serve.url, "auto", "book");
+    let (_host, mut lines) = python_http_host(&serve.url, "auto", "book");
     let shown = frontend.next_show().await;
     frontend
         .answer(&shown, "accept", json!({"seat": "3C", "count": 1}))
         .await
         .expect("accept");
-    let result = result_of(&mut lines).await;
+    let result = host_event(&mut lines, "result").await;
     assert_eq!(result["text"], "booked 1 x 3C", "{result}");
 
     // A routing header that disagrees with the body is refused.

@@ -9,7 +9,7 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use elicit_tests::http::serve;
+use elicit_tests::http::{host_event, python_http_host, serve};
 use elicit_tests::mcp::{missing, peers, python, system};
 use elicit_tests::procs::{children_of, kill};
 use elicit_tests::{eventually, list_forms, within};
@@ -39,46 +39,16 @@ fn sdk_host(url: &str, tool: Option<&str>) -> Option<(Child, Lines<BufReader<Chi
     Some((child, lines))
 }
 
-/// A host on the Python SDK (`http_host.py --mode legacy`), calling `tool`.
-fn python_host(url: &str, tool: &str) -> (Child, Lines<BufReader<ChildStdout>>) {
-    let mut child = Command::new("python3")
-        .arg(peers().join("python/http_host.py"))
-        .args(["--mode", "legacy", url, tool])
-        .env("PYTHONPATH", peers().join("python/site"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start http_host.py");
-    let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    (child, lines)
-}
-
-/// The host's next event of `kind`.
-async fn event(lines: &mut Lines<BufReader<ChildStdout>>, kind: &str) -> Value {
-    loop {
-        let line = within(&format!("the host's {kind} event"), lines.next_line())
-            .await
-            .expect("read")
-            .unwrap_or_else(|| panic!("the host ended before its {kind} event"));
-        let event: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
-        if event["event"] == kind {
-            return event;
-        }
-    }
-}
-
 /// Runs the SDK host to its end (tools listed, `close()`d); its session id.
 async fn run_sdk_host(url: &str) -> Option<String> {
     let (mut child, mut lines) = sdk_host(url, None)?;
-    let ready = event(&mut lines, "ready").await;
-    let result = event(&mut lines, "result").await;
+    let ready = host_event(&mut lines, "ready").await;
+    let result = host_event(&mut lines, "result").await;
     assert!(
         result["text"].as_str().unwrap_or_default().contains("book"),
         "{result}"
     );
-    event(&mut lines, "closed").await;
+    host_event(&mut lines, "closed").await;
     let status = within("the SDK host to exit", child.wait()).await.expect("wait");
     assert!(status.success(), "sdk_http_host.mjs: {status}");
     Some(ready["session"].as_str().expect("a session id").to_owned())
@@ -197,7 +167,7 @@ async fn a_host_killed_mid_form_has_its_form_withdrawn() {
                 Some(host) => host,
                 None => return,
             },
-            _ => python_host(&served.url, "book"),
+            _ => python_http_host(&served.url, "legacy", "book"),
         };
         let shown = frontend.next_show().await;
         assert_eq!(shown.request["message"], "Which seat, and how many?", "{sdk}");

@@ -18,42 +18,18 @@ or `POST /token 400 REASON`. Never a token itself.
 
 import json
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
+
+from plain_http import SAYING, JsonHandler, say, serve
 
 TOKEN = sys.argv[1]
 REFRESH, NEW_TOKEN, NEW_REFRESH = (sys.argv[2:5] + [None, None, None])[:3]
 
-# Requests are handled on threads: one line at a time, whole; and the
-# token taken changes under the same lock.
-SAYING = threading.Lock()
+# The token taken changes under the lock that keeps lines whole.
 refreshed = False
 
 
-def say(line):
-    with SAYING:
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
-
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def reply(self, status, body=None, headers=()):
-        data = json.dumps(body).encode() if body is not None else b""
-        self.send_response(status)
-        for name, value in headers:
-            self.send_header(name, value)
-        if body is not None:
-            self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
+class Handler(JsonHandler):
     def resource(self):
         return f"http://127.0.0.1:{self.server.server_address[1]}/mcp"
 
@@ -145,6 +121,4 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200, {"jsonrpc": "2.0", "id": message["id"], "result": result})
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-say(f"listening on http://127.0.0.1:{server.server_address[1]}/mcp")
-server.serve_forever()
+serve(Handler, lambda base: say(f"listening on {base}/mcp"))

@@ -23,9 +23,9 @@ Prints `listening on http://127.0.0.1:PORT/mcp`, then one line per request,
 import argparse
 import json
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlparse
+
+from plain_http import JsonHandler, say, serve
 
 ARGS = argparse.ArgumentParser()
 ARGS.add_argument("--claim-issuer")
@@ -35,37 +35,11 @@ OPTIONS = ARGS.parse_args()
 
 TOKEN = "access-token-of-oauth-server-py"
 CODE = "code-of-oauth-server-py"
-SAYING = threading.Lock()
 BASE = ""
 
 
-def say(line):
-    with SAYING:
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
 
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def reply(self, status, body=None, headers=()):
-        data = json.dumps(body).encode() if body is not None else b""
-        self.send_response(status)
-        for name, value in headers:
-            self.send_header(name, value)
-        if body is not None:
-            self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def body(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
-
+class Handler(JsonHandler):
     def do_GET(self):
         url = urlparse(self.path)
         say(f"GET {url.path}")
@@ -139,12 +113,14 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200, {"jsonrpc": "2.0", "id": message["id"], "result": result})
 
 
-def main():
+def listening(base):
     global BASE
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    BASE = f"http://127.0.0.1:{server.server_address[1]}"
+    BASE = base
     say(f"listening on {BASE}/mcp")
-    server.serve_forever()
+
+
+def main():
+    serve(Handler, listening)
 
 
 if __name__ == "__main__":

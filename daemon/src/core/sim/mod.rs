@@ -182,6 +182,14 @@ impl World {
         (!items.is_empty()).then(|| items[self.rng.random_range(0..items.len())].clone())
     }
 
+    /// A live client, then one of the items `of` lists for it: the
+    /// random draws of two `pick`s, in that order.
+    fn pick_of_a_live_client<T: Clone>(&mut self, of: impl Fn(&Client) -> &Vec<T>) -> Option<(String, T)> {
+        let client = self.pick(&self.live_clients())?;
+        let items = of(&self.clients[&client]).clone();
+        Some((client, self.pick(&items)?))
+    }
+
     fn live_clients(&self) -> Vec<String> {
         self.clients
             .iter()

@@ -36,11 +36,7 @@ impl World {
                 }
             }
             9..=24 => {
-                let Some(client) = self.pick(&self.live_clients()) else {
-                    return;
-                };
-                let sessions = self.clients[&client].sessions.clone();
-                let Some(session) = self.pick(&sessions) else {
+                let Some((client, session)) = self.pick_of_a_live_client(|c| &c.sessions) else {
                     return;
                 };
                 let sid = format!("sid{}", self.rng.random_range(0..1_000_000));
@@ -55,11 +51,7 @@ impl World {
                 self.call(&client, elicit(&session, Some(&sid), timeout), asked);
             }
             25..=27 => {
-                let Some(client) = self.pick(&self.live_clients()) else {
-                    return;
-                };
-                let sids = self.clients[&client].sids.clone();
-                let Some((session, sid)) = self.pick(&sids) else {
+                let Some((client, (session, sid))) = self.pick_of_a_live_client(|c| &c.sids) else {
                     return;
                 };
                 self.log.push(format!("{client} resubmits {sid}"));
@@ -69,11 +61,9 @@ impl World {
                 self.call(&client, elicit(&session, Some(&sid), None), asked);
             }
             28..=33 => {
-                let Some(client) = self.pick(&self.live_clients()) else {
+                let Some((client, form)) = self.pick_of_a_live_client(|c| &c.answered) else {
                     return;
                 };
-                let answered = self.clients[&client].answered.clone();
-                let Some(form) = self.pick(&answered) else { return };
                 self.delivered.insert(form);
                 self.log.push(format!("{client} acknowledges {form}"));
                 self.call(&client, Call::Acknowledge(form), Asked::Other);
@@ -93,11 +83,7 @@ impl World {
                 self.call(&client, Call::CloseForm(form), Asked::Other);
             }
             36..=37 => {
-                let Some(client) = self.pick(&self.live_clients()) else {
-                    return;
-                };
-                let sessions = self.clients[&client].sessions.clone();
-                let Some(session) = self.pick(&sessions) else {
+                let Some((client, session)) = self.pick_of_a_live_client(|c| &c.sessions) else {
                     return;
                 };
                 self.log.push(format!("{client} closes session {session}"));

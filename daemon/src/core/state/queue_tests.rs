@@ -86,6 +86,17 @@ fn present(state: &mut State, sessions: &[&str]) -> Vec<(u64, String, String)> {
         .collect()
 }
 
+/// Session "a" with forms 1 and 2, form 1 shown on "gtk" with token t1.
+fn two_forms_one_on_gtk() -> State {
+    let mut state = State::default();
+    session(&mut state, "a");
+    frontend(&mut state, ":1.1", "gtk");
+    submit(&mut state, 1, "a");
+    submit(&mut state, 2, "a");
+    present(&mut state, &["a"]);
+    state
+}
+
 fn answered(state: &State, id: u64) -> FormRecord {
     let mut record = state.forms[&id].record.clone();
     record.state = FormState::Answered;
@@ -167,12 +178,7 @@ fn a_passed_on_form_goes_to_another_front_end_never_back() {
 
 #[test]
 fn a_departed_front_end_s_forms_go_back_to_the_head_and_on() {
-    let mut state = State::default();
-    session(&mut state, "a");
-    frontend(&mut state, ":1.1", "gtk");
-    submit(&mut state, 1, "a");
-    submit(&mut state, 2, "a");
-    present(&mut state, &["a"]);
+    let mut state = two_forms_one_on_gtk();
     let (gone, sessions) = state.frontend_gone(":1.1");
     assert_eq!(gone.map(|f| f.name).as_deref(), Some("gtk"));
     assert_eq!(sessions, ["a"]);
@@ -201,12 +207,7 @@ fn presentations_get_fresh_tokens() {
 
 #[test]
 fn only_the_head_that_is_stored_and_unanswered_may_be_claimed() {
-    let mut state = State::default();
-    session(&mut state, "a");
-    frontend(&mut state, ":1.1", "gtk");
-    submit(&mut state, 1, "a");
-    submit(&mut state, 2, "a");
-    present(&mut state, &["a"]);
+    let mut state = two_forms_one_on_gtk();
     let claimer = |token: &str| Presenter {
         bus_name: ":1.5".into(),
         token: token.into(),
@@ -232,12 +233,7 @@ fn only_the_head_that_is_stored_and_unanswered_may_be_claimed() {
 
 #[test]
 fn removal_frees_the_place_and_shows_the_next() {
-    let mut state = State::default();
-    session(&mut state, "a");
-    frontend(&mut state, ":1.1", "gtk");
-    submit(&mut state, 1, "a");
-    submit(&mut state, 2, "a");
-    present(&mut state, &["a"]);
+    let mut state = two_forms_one_on_gtk();
     let removed = state.remove_form(1).expect("removed");
     assert!(removed.presenter.is_some(), "its presenter is to be told");
     assert!(!state.sessions["a"].forms.contains(&1));
