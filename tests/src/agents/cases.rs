@@ -56,11 +56,6 @@ async fn show(bench: &mut Bench, run: &mut super::Run) -> Shown {
         Some(Event::Show(shown)) => shown,
         Some(other) => panic!("{}: expected a form, got {other:?}", bench.agent.name()),
         None => {
-            // What the model was asked, for the message.
-            let _ = run
-                .events
-                .next_where(std::time::Duration::from_millis(100), |_| false)
-                .await;
             panic!(
                 "{}: no form within {deadline:?}; the model saw {:?}\nstill running: {:?}",
                 bench.agent.name(),

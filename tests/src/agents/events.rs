@@ -58,8 +58,12 @@ impl Events {
         found.unwrap_or(None)
     }
 
-    /// Every line read so far.
-    pub fn seen(&self) -> &[Value] {
+    /// Every line read so far, and those waiting to be read: all the
+    /// process said, for a failure's message.
+    pub fn seen(&mut self) -> &[Value] {
+        while let Ok(line) = self.lines.try_recv() {
+            self.seen.push(line);
+        }
         &self.seen
     }
 }

@@ -212,7 +212,12 @@ impl Run {
     pub async fn exit(&mut self) -> ExitStatus {
         match tokio::time::timeout(AGENT_DEADLINE, self.child.wait()).await {
             Ok(status) => status.expect("wait for the host"),
-            Err(_) => panic!("{} did not exit:\n{}", self.agent.name(), self.log()),
+            Err(_) => panic!(
+                "{} did not exit; the model saw {:?}\n{}",
+                self.agent.name(),
+                self.events.seen(),
+                self.log()
+            ),
         }
     }
 
@@ -223,7 +228,7 @@ impl Run {
     }
 
     /// Every event seen, as JSON lines.
-    pub fn seen(&self) -> &[Value] {
+    pub fn seen(&mut self) -> &[Value] {
         self.events.seen()
     }
 }
