@@ -199,12 +199,14 @@ impl Run {
             .await;
         match line {
             Some(line) => line["tool_result"].as_str().unwrap_or_default().to_owned(),
-            None => panic!(
-                "{}: no tool result reached the model; it saw {:?}\n{}",
-                self.agent.name(),
-                self.events.seen(),
-                self.log()
-            ),
+            None => {
+                let log = self.log();
+                panic!(
+                    "{}: no tool result reached the model; it saw {:?}\n{log}",
+                    self.agent.name(),
+                    self.events.seen(),
+                )
+            }
         }
     }
 
@@ -212,12 +214,14 @@ impl Run {
     pub async fn exit(&mut self) -> ExitStatus {
         match tokio::time::timeout(AGENT_DEADLINE, self.child.wait()).await {
             Ok(status) => status.expect("wait for the host"),
-            Err(_) => panic!(
-                "{} did not exit; the model saw {:?}\n{}",
-                self.agent.name(),
-                self.events.seen(),
-                self.log()
-            ),
+            Err(_) => {
+                let log = self.log();
+                panic!(
+                    "{} did not exit; the model saw {:?}\n{log}",
+                    self.agent.name(),
+                    self.events.seen(),
+                )
+            }
         }
     }
 
