@@ -12,6 +12,9 @@
 //! * [`owner`] — which host request or task a 2025-era form serves;
 //! * [`rounds`] — 2026-07-28 `input_required` rounds;
 //! * [`tasks`] — 2025-11-25 task-augmented elicitations, served as tasks;
+//! * [`decide`] — the same decisions as plain code, from input lines and
+//!   broker replies to output lines and broker calls (the relay moves to
+//!   it next);
 //! * [`backlog`] — how much waits for each writer, and the bound on it;
 //! * [`ask`] — one elicitation through the broker, with the no-broker fallback;
 //! * [`keepalive`] — progress notifications while a form is open;
@@ -32,6 +35,7 @@ pub mod broker;
 pub mod buffers;
 pub mod cancel;
 pub mod caps;
+pub mod decide;
 mod dispatch;
 mod error;
 pub mod framing;
