@@ -88,16 +88,18 @@ mod tests {
         let backlog = Arc::new(Backlog::default());
         backlog.room().await;
         backlog.add(QUEUE_BYTES);
-        let waiting = tokio::spawn({
+        let mut waiting = tokio::task::JoinSet::new();
+        waiting.spawn({
             let backlog = backlog.clone();
             async move { backlog.room().await }
         });
         tokio::task::yield_now().await;
-        assert!(!waiting.is_finished(), "a full queue has no room");
+        assert!(waiting.try_join_next().is_none(), "a full queue has no room");
         backlog.drained(1);
-        tokio::time::timeout(Duration::from_secs(5), waiting)
+        tokio::time::timeout(Duration::from_secs(5), waiting.join_next())
             .await
             .expect("room after a drain")
+            .expect("the waiting task")
             .expect("task");
     }
 

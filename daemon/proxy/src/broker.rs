@@ -16,24 +16,13 @@ use std::sync::{Arc, Mutex};
 
 use elicit_proto::dbus::Origin;
 use tokio::sync::{mpsc, oneshot};
+use tokio::task::{AbortHandle, JoinSet};
 use zbus::zvariant::OwnedObjectPath;
 
 use super::cancel::Cancel;
 use elicit_client::{ClientSession, Outcome, connect};
 
-/// What became of one form.
-#[derive(Debug)]
-pub enum Reply {
-    /// The broker's answer (including cancel on timeout or withdrawal).
-    Answered(Outcome),
-    /// The broker refused the request (a limit, a policy error); the text
-    /// says why.
-    Refused(elicit_proto::Error),
-    /// elicitd could not be reached: the caller falls back.
-    Unavailable(String),
-    /// The asker cancelled before an answer came.
-    Withdrawn,
-}
+pub use super::decide::Reply;
 
 struct Job {
     request_json: String,
@@ -56,22 +45,27 @@ pub struct Broker {
 }
 
 impl Broker {
-    /// Starts the actor. `origin` is read when the session opens.
-    pub fn start(bus: Option<String>, origin: Arc<Mutex<Origin>>) -> (Broker, tokio::task::JoinHandle<()>) {
+    /// The actor and a handle to it; whoever runs the relay runs the
+    /// actor (it ends once every handle is gone). `origin` is read when the
+    /// session opens.
+    pub fn start(
+        bus: Option<String>,
+        origin: Arc<Mutex<Origin>>,
+    ) -> (Broker, impl Future<Output = ()> + Send) {
         let (messages, receiver) = mpsc::unbounded_channel();
-        let task = tokio::spawn(Actor::new(bus, origin).run(receiver));
-        (Broker { messages }, task)
+        (Broker { messages }, Actor::new(bus, origin).run(receiver))
     }
 
-    /// Asks the user `request_json` (`elicitation/create` params) and
-    /// waits for the outcome; `cancel` withdraws the form.
-    pub async fn ask(&self, request_json: String, cancel: Cancel) -> Reply {
-        self.ask_within(request_json, None, cancel).await
-    }
-
-    /// [`Broker::ask`] with a deadline: after `timeout_secs` the broker
-    /// cancels the form (reason `timeout`) and the answer is `cancel`.
-    pub async fn ask_within(&self, request_json: String, timeout_secs: Option<u64>, cancel: Cancel) -> Reply {
+    /// Submits `request_json` (`elicitation/create` params) at once, in
+    /// the order of the calls; the future resolves to the outcome.
+    /// `cancel` withdraws the form; after `timeout_secs` the broker cancels
+    /// it (reason `timeout`) and the answer is `cancel`.
+    pub fn submit(
+        &self,
+        request_json: String,
+        timeout_secs: Option<u64>,
+        cancel: Cancel,
+    ) -> impl Future<Output = Reply> + Send + 'static {
         let (reply, answer) = oneshot::channel();
         let job = Job {
             request_json,
@@ -79,12 +73,15 @@ impl Broker {
             cancel,
             reply,
         };
-        if self.messages.send(Message::Ask(job)).is_err() {
-            return Reply::Unavailable("the broker task has stopped".into());
+        let sent = self.messages.send(Message::Ask(job)).is_ok();
+        async move {
+            if !sent {
+                return Reply::Unavailable("the broker task has stopped".into());
+            }
+            answer
+                .await
+                .unwrap_or_else(|_| Reply::Unavailable("the broker task has stopped".into()))
         }
-        answer
-            .await
-            .unwrap_or_else(|_| Reply::Unavailable("the broker task has stopped".into()))
     }
 
     /// The host is gone: the session's bus connection closes at once, so
@@ -111,7 +108,7 @@ struct Pending {
     reply: oneshot::Sender<Reply>,
     /// Reports the asker's cancellation to the actor; aborted once the
     /// form has its outcome.
-    watcher: tokio::task::JoinHandle<()>,
+    watcher: AbortHandle,
 }
 
 struct Actor {
@@ -125,6 +122,8 @@ struct Actor {
     cancelled_rx: mpsc::UnboundedReceiver<OwnedObjectPath>,
     counter: u64,
     host_gone: bool,
+    /// The watchers of the pending forms' cancellations.
+    watchers: JoinSet<()>,
     /// When the last pending form was done; the session closes
     /// [`SESSION_LINGER`] later unless another form comes.
     done_at: Option<tokio::time::Instant>,
@@ -143,6 +142,7 @@ impl Actor {
             cancelled_rx,
             counter: 0,
             host_gone: false,
+            watchers: JoinSet::new(),
             done_at: None,
         }
     }
@@ -171,12 +171,17 @@ impl Actor {
                     Ok((form, outcome)) => {
                         if let Some(pending) = self.pending.remove(form.as_str()) {
                             pending.watcher.abort();
-                            let _ = pending.reply.send(Reply::Answered(outcome));
+                            let _ = pending.reply.send(Reply::Answered {
+                                action: outcome.action,
+                                content: outcome.content,
+                            });
                         }
                     }
                     Err(error) => self.lost(&error.to_string()),
                 },
                 () = sleep_until(lingering), if lingering.is_some() => self.close_session().await,
+                // Forgets watchers that have ended.
+                Some(_) = self.watchers.join_next(), if !self.watchers.is_empty() => {}
             }
             if self.pending.is_empty() && self.done_at.is_none() {
                 self.done_at = Some(tokio::time::Instant::now());
@@ -227,14 +232,18 @@ impl Actor {
                 return;
             }
             Err(error) => {
-                let _ = job.reply.send(Reply::Refused(error));
+                let refused = Reply::Refused {
+                    code: error.jsonrpc_code(),
+                    detail: error.detail(),
+                };
+                let _ = job.reply.send(refused);
                 return;
             }
         };
         let cancel = job.cancel.clone();
         let report = self.cancelled_tx.clone();
         let path = form.clone();
-        let watcher = tokio::spawn(async move {
+        let watcher = self.watchers.spawn(async move {
             cancel.cancelled().await;
             let _ = report.send(path);
         });

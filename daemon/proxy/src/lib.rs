@@ -8,48 +8,45 @@
 //! * [`message`] — JSON-RPC classification and the messages the proxy writes;
 //! * [`head`] — a server's response read only as far as its envelope;
 //! * [`caps`] — era detection and the elicitation capability merge;
-//! * [`legacy`] — 2025-era `elicitation/create`, cancellation, URL mode, -32042;
 //! * [`owner`] — which host request or task a 2025-era form serves;
-//! * [`rounds`] — 2026-07-28 `input_required` rounds;
-//! * [`tasks`] — 2025-11-25 task-augmented elicitations, served as tasks;
+//! * [`decide`] — every decision of the relay as plain code, from input
+//!   lines and broker replies to output lines and broker calls: the
+//!   capability rewrite per era, 2025-era `elicitation/create`, URL mode
+//!   and -32042, 2026-07-28 `input_required` rounds, 2025-11-25 tasks,
+//!   cancellation, the no-broker fallback;
+//! * [`actor`] — carries out those decisions, its tasks its own;
 //! * [`backlog`] — how much waits for each writer, and the bound on it;
-//! * [`ask`] — one elicitation through the broker, with the no-broker fallback;
-//! * [`keepalive`] — progress notifications while a form is open;
+//! * [`outbox`] — the two outgoing streams;
 //! * [`broker`] — the proxy's one broker session;
 //! * [`stdio`] — the host's end, polled directly when it is a pipe;
 //! * [`server`] — the server's process tree and its TERM-then-KILL end;
 //! * [`warden`] — the process that ends that tree when the proxy ends;
 //! * [`procfs`] — who started whom, as `/proc` shows it;
 //! * [`say`] — the proxy's own lines on stderr, which never panic;
-//! * [`relay`] — the process, the two streams and the dispatch.
+//! * [`relay`] — the process, the two streams, the core and its actor.
 //!
 //! `REMOTE.md` beside this file shows how an agent on another machine
 //! reaches the desktop's elicitd.
 
-pub mod ask;
+pub mod actor;
 pub mod backlog;
 pub mod broker;
 pub mod buffers;
 pub mod cancel;
 pub mod caps;
-mod dispatch;
+pub mod decide;
 mod error;
 pub mod framing;
 pub mod head;
-pub mod keepalive;
-pub mod legacy;
 pub mod message;
 pub mod outbox;
 pub mod owner;
 pub mod parent;
 pub mod procfs;
 pub mod relay;
-pub mod rounds;
 pub mod say;
 pub mod server;
-pub mod state;
 pub mod stdio;
-pub mod tasks;
 pub mod verify;
 pub mod warden;
 

@@ -1,22 +1,18 @@
-//! The two outgoing streams, and the requests the proxy itself sends.
+//! The two outgoing streams.
 //!
 //! Every line to the host and every line to the server goes through one
 //! channel each, so that lines from the relay and from its tasks never
-//! interleave. Requests the proxy makes on its own (2026-07-28 retries,
-//! entries the host must answer) get ids of the form `elicitd-proxy-N`,
-//! which no host or server uses, and their responses are routed back here
-//! instead of being forwarded.
+//! interleave.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use super::backlog::Backlog;
 use super::message;
 
+pub use super::decide::Peer;
 /// A line for a writer, or the order to close the stream.
 #[derive(Debug)]
 pub enum Out {
@@ -26,26 +22,12 @@ pub enum Out {
     Close,
 }
 
-/// Which peer a message goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Peer {
-    /// The MCP host (our stdout).
-    Host,
-    /// The MCP server (its stdin).
-    Server,
-}
-
-/// Handles to both writers and the table of the proxy's own requests.
+/// Handles to both writers.
 #[derive(Debug, Clone)]
 pub struct Outbox {
     host: Writer,
     server: Writer,
-    pending: Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>,
-    next: Arc<AtomicU64>,
 }
-
-/// The prefix of the ids of the proxy's own requests.
-pub const ID_PREFIX: &str = "elicitd-proxy-";
 
 /// The channel to one writer and the count of what waits in it.
 #[derive(Debug, Clone)]
@@ -64,12 +46,7 @@ impl Writer {
 impl Outbox {
     /// Wraps the two writers.
     pub fn new(host: Writer, server: Writer) -> Self {
-        Outbox {
-            host,
-            server,
-            pending: Arc::default(),
-            next: Arc::new(AtomicU64::new(1)),
-        }
+        Outbox { host, server }
     }
 
     fn writer(&self, peer: Peer) -> &Writer {
@@ -111,56 +88,5 @@ impl Outbox {
     /// Stops the host writer after the lines queued so far.
     pub fn close_host(&self) {
         let _ = self.host.lines.send(Out::Close);
-    }
-
-    /// A fresh id for a request of the proxy's own.
-    pub fn fresh_id(&self) -> Value {
-        let n = self.next.fetch_add(1, Ordering::Relaxed);
-        Value::String(format!("{ID_PREFIX}{n}"))
-    }
-
-    /// Sends `message` (whose id came from [`Outbox::fresh_id`]) to `peer`;
-    /// the receiver yields the whole response message.
-    pub fn request(&self, peer: Peer, message: &Value) -> oneshot::Receiver<Value> {
-        let (sender, receiver) = oneshot::channel();
-        if let Some(id) = message::id(message)
-            && let Ok(mut pending) = self.pending.lock()
-        {
-            pending.insert(message::id_key(id), sender);
-        }
-        self.send(peer, message);
-        receiver
-    }
-
-    /// Forgets a request whose answer no longer matters.
-    pub fn forget(&self, id: &Value) {
-        if let Ok(mut pending) = self.pending.lock() {
-            pending.remove(&message::id_key(id));
-        }
-    }
-
-    /// Routes a response to the proxy's own request; gives it back when it
-    /// belongs to someone else.
-    pub fn deliver(&self, response: Value) -> Option<Value> {
-        let Some(id) = message::id(&response) else {
-            return Some(response);
-        };
-        if !id.as_str().is_some_and(|s| s.starts_with(ID_PREFIX)) {
-            return Some(response);
-        }
-        let sender = self
-            .pending
-            .lock()
-            .ok()
-            .and_then(|mut pending| pending.remove(&message::id_key(id)));
-        match sender {
-            Some(sender) => {
-                let _ = sender.send(response);
-                None
-            }
-            // A late answer to a cancelled request: swallowed, the peer
-            // never asked for it.
-            None => None,
-        }
     }
 }

@@ -13,15 +13,18 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use chrono::Utc;
+use tokio::task::JoinSet;
+
+use super::actor::Actor;
 use super::backlog::Backlog;
 use super::broker::Broker;
 use super::buffers::Buffers;
 use super::cancel::Cancel;
-use super::dispatch;
+use super::decide::{Config, Core, Input};
 use super::framing::LineReader;
 use super::outbox::{Out, Outbox, Peer, Writer};
 use super::server::Server;
-use super::state::{Ctx, State};
 use super::stdio::{self, HostInput, HostOutput};
 use super::{Options, ProxyError};
 use crate::say;
@@ -146,7 +149,10 @@ pub async fn run_with(options: Options, ends: Ends) -> Result<i32, ProxyError> {
         mut stop,
     } = ends;
     let origin = Arc::new(Mutex::new(origin));
-    let (broker, broker_task) = Broker::start(options.bus.clone(), origin.clone());
+    // The relay's tasks: when it returns, they end.
+    let mut broker_task = JoinSet::new();
+    let (broker, broker_actor) = Broker::start(options.bus.clone(), origin.clone());
+    broker_task.spawn(broker_actor);
     let (host_tx, host_rx) = mpsc::unbounded_channel();
     let (server_tx, server_rx) = mpsc::unbounded_channel();
     let (host_backlog, server_backlog) = (Arc::new(Backlog::default()), Arc::new(Backlog::default()));
@@ -154,33 +160,31 @@ pub async fn run_with(options: Options, ends: Ends) -> Result<i32, ProxyError> {
     // The host's output failing (EPIPE: the host closed it) means nobody
     // receives anything any more: the host has left.
     let host_broke = Cancel::new();
-    let host_writer = tokio::spawn(write_lines(
+    let mut host_writer = JoinSet::new();
+    host_writer.spawn(write_lines(
         host_output,
         host_rx,
         host_backlog.clone(),
         buffers.clone(),
         host_broke.clone(),
     ));
-    let server_writer = tokio::spawn(write_lines(
+    let mut server_writer = JoinSet::new();
+    server_writer.spawn(write_lines(
         server_input,
         server_rx,
         server_backlog.clone(),
         buffers.clone(),
         Cancel::new(),
     ));
-    let ctx = Ctx {
-        outbox: Outbox::new(
-            Writer::new(host_tx, host_backlog),
-            Writer::new(server_tx, server_backlog),
-        ),
-        broker,
-        state: Arc::new(Mutex::new(State::default())),
-        origin,
-        options: Arc::new(options),
-    };
+    let outbox = Outbox::new(
+        Writer::new(host_tx, host_backlog),
+        Writer::new(server_tx, server_backlog),
+    );
+    let mut core = Core::new(Config::of(&options));
+    let (mut actor, mut inputs) = Actor::new(outbox.clone(), broker.clone(), origin, options.keepalive);
 
-    let cap = ctx.options.max_line_bytes;
-    let grace = ctx.options.exit_grace;
+    let cap = options.max_line_bytes;
+    let grace = options.exit_grace;
     let mut from_host =
         LineReader::new(BufReader::with_capacity(READ_BUFFER, host_input), cap).recycling(buffers.clone());
     let mut from_server =
@@ -199,23 +203,23 @@ pub async fn run_with(options: Options, ends: Ends) -> Result<i32, ProxyError> {
             // A line is read only once the queue it goes to has room:
             // a peer that stops reading holds the other one back.
             frame = async {
-                ctx.outbox.room(Peer::Server).await;
+                outbox.room(Peer::Server).await;
                 from_host.next().await
             }, if host_open => match frame {
-                Ok(Some(frame)) => dispatch::from_host(&ctx, frame),
+                Ok(Some(frame)) => actor.run(core.handle(Utc::now(), Input::Host(frame))),
                 Ok(None) | Err(_) => host_left = true,
             },
             frame = async {
-                ctx.outbox.room(Peer::Host).await;
+                outbox.room(Peer::Host).await;
                 from_server.next().await
             }, if server_open => match frame {
-                Ok(Some(frame)) => dispatch::from_server(&ctx, frame),
+                Ok(Some(frame)) => actor.run(core.handle(Utc::now(), Input::Server(frame))),
                 // The server closed its output but may still run: it gets
                 // the grace period to exit, as after the host's EOF.
                 Ok(None) | Err(_) => {
                     server_open = false;
                     if ending == Ending::Running {
-                        ctx.outbox.close_server();
+                        outbox.close_server();
                         ending = Ending::Closing;
                         timer.as_mut().reset(Instant::now() + grace);
                     }
@@ -230,6 +234,12 @@ pub async fn run_with(options: Options, ends: Ends) -> Result<i32, ProxyError> {
                 }
             }
             () = host_broke.cancelled(), if host_open => host_left = true,
+            // What the actor's tasks report: the broker's replies, ticks.
+            Some(input) = inputs.recv() => {
+                actor.received(&input);
+                actor.run(core.handle(Utc::now(), input));
+            }
+            () = actor.reaped() => {}
             exited = server.exited(), if status.is_none() => {
                 status = Some(exited?);
                 // The command the host started is gone; what it started
@@ -262,12 +272,12 @@ pub async fn run_with(options: Options, ends: Ends) -> Result<i32, ProxyError> {
             host_open = false;
             // The host is the session's end: its forms go now, whatever
             // the server does next.
-            ctx.broker.host_gone();
-            ctx.cancel_everything();
+            broker.host_gone();
+            actor.run(core.handle(Utc::now(), Input::HostLeft));
             if ending == Ending::Running {
                 // The server learns it by EOF and gets a grace period to
                 // exit on its own.
-                ctx.outbox.close_server();
+                outbox.close_server();
                 ending = Ending::Closing;
                 timer.as_mut().reset(Instant::now() + grace);
             }
@@ -278,17 +288,25 @@ pub async fn run_with(options: Options, ends: Ends) -> Result<i32, ProxyError> {
         None => server.exited().await?,
     };
     // Withdraw every open form: nobody is left to receive its answer.
-    ctx.cancel_everything();
-    // Let queued lines reach the host (tasks may still hold the outbox, so
-    // the writer is told to stop rather than waiting for them).
-    ctx.outbox.close_host();
-    let _ = tokio::time::timeout(SHUTDOWN, host_writer).await;
-    server_writer.abort();
-    drop(ctx);
-    // The session closes when the actor's last handle goes; a task still
-    // winding down may hold one, and then the bus connection closing at
-    // exit ends the session instead.
-    let _ = tokio::time::timeout(SHUTDOWN, broker_task).await;
+    actor.run(core.handle(Utc::now(), Input::HostLeft));
+    // Let queued lines reach the host.
+    outbox.close_host();
+    let _ = tokio::time::timeout(SHUTDOWN, host_writer.join_next()).await;
+    drop(server_writer);
+    // The broker confirms each withdrawal before its session closes, which
+    // it does when its last handle goes (or the bus connection closing at
+    // exit ends the session instead).
+    let _ = tokio::time::timeout(SHUTDOWN, async {
+        while actor.asking() {
+            match inputs.recv().await {
+                Some(input) => actor.received(&input),
+                None => break,
+            }
+        }
+    })
+    .await;
+    drop((actor, broker, outbox));
+    let _ = tokio::time::timeout(SHUTDOWN, broker_task.join_next()).await;
     // A process of the tree that let go of the output but ignores TERM.
     server.reap_group(grace).await;
     Ok(exit_code(status))

@@ -17,6 +17,7 @@ use std::time::Duration;
 use rustix::process::{Pid, PidfdFlags, Signal};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::oneshot;
+use tokio::task::JoinSet;
 
 use super::{ProxyError, procfs, verify, warden};
 use crate::say;
@@ -30,6 +31,9 @@ const GROUP_POLL: Duration = Duration::from_millis(20);
 pub struct Server {
     control: Control,
     exited: oneshot::Receiver<std::io::Result<ExitStatus>>,
+    /// The task that waits for the command the proxy started; it ends
+    /// with the server's handle.
+    _waiter: JoinSet<()>,
 }
 
 /// Whom a signal for the server goes to.
@@ -101,8 +105,14 @@ impl Server {
             None => Control::Remote,
         };
         let (status, exited) = oneshot::channel();
-        tokio::spawn(wait(child, status));
-        Ok((Server { control, exited }, (stdin, stdout)))
+        let mut waiter = JoinSet::new();
+        waiter.spawn(wait(child, status));
+        let server = Server {
+            control,
+            exited,
+            _waiter: waiter,
+        };
+        Ok((server, (stdin, stdout)))
     }
 
     /// A server the proxy reaches through a transport of its own (HTTP)
@@ -115,6 +125,7 @@ impl Server {
             Server {
                 control: Control::Remote,
                 exited,
+                _waiter: JoinSet::new(),
             },
             Ended(status),
         )
