@@ -1,6 +1,7 @@
 # Sourced by bash scripts that run as root (check-install.sh,
 # fresh-root.sh): a clean Debian minbase root from debootstrap, with proc,
-# dev, dev/pts and sys mounted, torn down when the script exits.
+# dev, dev/pts and sys (with its cgroup hierarchy) mounted, torn down when
+# the script exits.
 #
 #   . packaging/debian-root.sh
 #   debian_root SUITE CACHE   # sets $root; then in_root COMMAND…
@@ -22,7 +23,7 @@ debian_root_cleanup() {
     if [ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$root" ]; then kill -9 "$pid" 2>/dev/null || true; fi
   done
   for ((i = ${#debian_root_mounts[@]} - 1; i >= 0; i--)); do
-    umount "${debian_root_mounts[i]}" || umount -l "${debian_root_mounts[i]}" ||
+    umount -R "${debian_root_mounts[i]}" || umount -R -l "${debian_root_mounts[i]}" ||
       echo "debian-root: cannot unmount ${debian_root_mounts[i]}" >&2
   done
   rm -rf --one-file-system "$root"
@@ -55,7 +56,10 @@ debian_root() {
   for fs in proc sys dev dev/pts; do
     case $fs in
       proc) mount -t proc proc "$root/proc" ;;
-      sys) mount --bind /sys "$root/sys" ;;
+      # Recursive, with the cgroup hierarchy below it (the sandbox tests
+      # make a snap's cgroup); a slave, so that unmounting it in the root
+      # leaves the machine's own mounts alone.
+      sys) mount --rbind /sys "$root/sys" && mount --make-rslave "$root/sys" ;;
       dev) mount --bind /dev "$root/dev" ;;
       dev/pts) mount --bind /dev/pts "$root/dev/pts" ;;
     esac

@@ -34,7 +34,7 @@ pub async fn rows(bus: &PrivateBus) -> Vec<Row> {
     let mut daemon = Daemon::start_with(
         bus,
         &format!(
-            "[broker]\nsessions-per-connection = 1000\nforms-per-session = 16\ndefault-timeout-secs = 0\n\
+            "[broker]\nsessions-per-connection = 1000\nsessions-per-uid = 100000\nforms-per-session = 16\ndefault-timeout-secs = 0\n\
              [policy]\nrules-dirs = [{:?}]\n",
             rules.display().to_string()
         ),

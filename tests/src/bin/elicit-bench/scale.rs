@@ -23,7 +23,7 @@ const IN_FLIGHT: usize = 64;
 pub async fn rows(bus: &PrivateBus) -> Vec<Row> {
     let daemon = Daemon::start_with_env(
         bus,
-        "[broker]\nsessions-per-connection = 1000\nforms-per-session = 16\ndefault-timeout-secs = 0\n",
+        "[broker]\nsessions-per-connection = 1000\nsessions-per-uid = 100000\nforms-per-session = 16\ndefault-timeout-secs = 0\n",
         &[("ELICITD_LOG", Some("info"))],
     )
     .await;
