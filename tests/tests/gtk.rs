@@ -140,10 +140,33 @@ impl Desktop {
         std::fs::read_to_string(self.bus.dir().join("gtk.log")).unwrap_or_default()
     }
 
-    /// Runs the AT-SPI helper; its own deadline bounds every wait.
+    /// Runs the AT-SPI helper; its own deadline bounds every wait. A
+    /// helper that only looks (not `click`) and died of a signal, which
+    /// pyatspi does now and then on a loaded machine, before it said
+    /// anything, is run once more.
     async fn atspi(&self, args: &[&str]) -> String {
+        let mut output = self.atspi_once(args).await;
+        let crashed = {
+            use std::os::unix::process::ExitStatusExt;
+            output.status.signal().is_some() && output.stderr.is_empty()
+        };
+        if crashed && args.first() != Some(&"click") {
+            eprintln!("atspi.py {args:?} died ({}); once more", output.status);
+            output = self.atspi_once(args).await;
+        }
+        assert!(
+            output.status.success(),
+            "atspi.py {args:?} failed ({}):\n{}\n---- elicit-gtk log ----\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr),
+            self.log()
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    async fn atspi_once(&self, args: &[&str]) -> std::process::Output {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("gtk/atspi.py");
-        let output = within(
+        within(
             "the AT-SPI helper",
             tokio::process::Command::new("/usr/bin/python3")
                 .arg(script)
@@ -159,14 +182,7 @@ impl Desktop {
                 .output(),
         )
         .await
-        .expect("python3 runs");
-        assert!(
-            output.status.success(),
-            "atspi.py {args:?} failed:\n{}\n---- elicit-gtk log ----\n{}",
-            String::from_utf8_lossy(&output.stderr),
-            self.log()
-        );
-        String::from_utf8_lossy(&output.stdout).into_owned()
+        .expect("python3 runs")
     }
 
     /// Waits until every text in `texts` shows in the window; returns the
