@@ -288,6 +288,9 @@ pub async fn run_with(options: Options, ends: Ends) -> Result<i32, ProxyError> {
         None => server.exited().await?,
     };
     // Withdraw every open form: nobody is left to receive its answer.
+    // After the host left this runs a second time on purpose: a server in
+    // its grace period may have asked a form since (a repeated withdrawal
+    // of an older one is idempotent).
     actor.run(core.handle(Utc::now(), Input::HostLeft));
     // Let queued lines reach the host.
     outbox.close_host();
