@@ -337,7 +337,7 @@ impl Core {
         if let Some(presenter) = presenter
             && answerer.as_deref() != Some(presenter.bus_name.as_str())
         {
-            self.withdraw(&presenter, id, &reason);
+            self.withdraw(&presenter, &record.session, id, &reason);
         }
         tracing::info!(form = id, session = %record.session, %reason, "form answered");
         self.send_response(&record);

@@ -405,6 +405,9 @@ pub enum Effect {
         bus_name: String,
         /// Its `Frontend1` path.
         path: String,
+        /// The form's session: calls about one session reach a front-end
+        /// in order.
+        session: String,
         /// The form.
         form: u64,
         /// Why.

@@ -36,13 +36,14 @@ impl Core {
 
     /// Tells a presenter to stop showing a form; control clients are not
     /// told (they learn from `FormChanged`).
-    pub(super) fn withdraw(&mut self, presenter: &Presenter, form: u64, reason: &str) {
+    pub(super) fn withdraw(&mut self, presenter: &Presenter, session: &str, form: u64, reason: &str) {
         let Some(path) = presenter.frontend_path.clone() else {
             return;
         };
         self.effects.push(Effect::Withdraw {
             bus_name: presenter.bus_name.clone(),
             path,
+            session: session.to_owned(),
             form,
             reason: reason.to_owned(),
         });
@@ -78,7 +79,7 @@ impl Core {
         };
         let (request, info, previous, session) = self.state.claim(id, claimer)?;
         if let Some(previous) = previous {
-            self.withdraw(&previous, id, "claimed");
+            self.withdraw(&previous, &session, id, "claimed");
         }
         self.form_changed(id, &session, "presented", "claimed");
         Ok(Some(Reply::Claimed { token, request, info }))

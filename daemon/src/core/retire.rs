@@ -65,7 +65,7 @@ impl Core {
             let form = self.state.remove_form(id);
             self.deadlines.disarm(id);
             if let Some(presenter) = form.and_then(|mut f| f.presenter.take()) {
-                self.withdraw(&presenter, id, &reason);
+                self.withdraw(&presenter, &session, id, &reason);
             }
             self.effects
                 .push(Effect::Unexport(Object::Form(session.clone(), id)));

@@ -61,9 +61,10 @@ impl Driver {
             Effect::Withdraw {
                 bus_name,
                 path,
+                session,
                 form,
                 reason,
-            } => self.withdraw(bus_name, path, form, reason),
+            } => self.withdraw(bus_name, path, &session, form, reason),
             Effect::Response(signal) => self.signals.send(Signal::Response(signal)),
             Effect::FormChanged(signal) => self.signals.send(Signal::FormChanged(signal)),
             Effect::Launch(unwanted) => self.launcher.ensure_running(&unwanted),
@@ -110,7 +111,7 @@ impl Driver {
         let calls_out = self.calls_out.clone();
         let handle = self.handle.clone();
         let timeout = Duration::from_millis(self.config.broker.show_timeout_ms);
-        let mut turn = self.call_order.next(&show.presenter.bus_name);
+        let mut turn = self.call_order.next(&show.presenter.bus_name, &show.session);
         self.tasks.spawn(async move {
             // The front-end's time starts once the call can go out.
             turn.wait().await;
@@ -142,10 +143,10 @@ impl Driver {
         });
     }
 
-    fn withdraw(&mut self, bus_name: String, path: String, form: u64, reason: String) {
+    fn withdraw(&mut self, bus_name: String, path: String, session: &str, form: u64, reason: String) {
         let conn = self.conn.clone();
         let calls_out = self.calls_out.clone();
-        let mut turn = self.call_order.next(&bus_name);
+        let mut turn = self.call_order.next(&bus_name, session);
         // Bounded like a Show: the front-end's next call waits for this one.
         let timeout = Duration::from_millis(self.config.broker.show_timeout_ms);
         self.tasks.spawn(async move {

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 /// Shared between the storage thread and the writers waiting for it.
@@ -13,6 +14,8 @@ pub(super) struct Status {
     doing: Mutex<Option<(&'static str, Instant)>>,
     /// The last failure the thread saw.
     last_error: Mutex<Option<String>>,
+    /// Flushes done, each a sled flush and a sync: what group commit saves.
+    flushes: AtomicU64,
 }
 
 /// Below this much free space, a stuck write is put down to a full disk.
@@ -26,6 +29,16 @@ impl Status {
 
     pub(super) fn done(&self) {
         *self.doing.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    pub(super) fn flushed(&self) {
+        self.flushes.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many flushes the thread has done.
+    #[cfg(test)]
+    pub(super) fn flushes(&self) -> u64 {
+        self.flushes.load(Ordering::Relaxed)
     }
 
     pub(super) fn failed(&self, error: &str) {

@@ -131,3 +131,18 @@ async fn registrations_come_back_after_a_restart() {
     let (_store, loaded) = open(dir.path()).await;
     assert!(loaded.registrations.is_empty());
 }
+
+#[tokio::test]
+async fn a_delayed_write_alone_is_flushed_within_its_bound() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (store, _) = open(dir.path()).await;
+    let before = store.shared.status.flushes();
+    let mut batch = Batch::new();
+    batch.put_registration("9", b"{}".to_vec());
+    store.write_soon(batch);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while store.shared.status.flushes() == before {
+        assert!(Instant::now() < deadline, "a delayed write was never flushed");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}

@@ -220,7 +220,13 @@ impl Worker {
                 match jobs.recv_timeout(LAZY_FLUSH) {
                     Ok(job) => Some(job),
                     Err(RecvTimeoutError::Timeout) => None,
-                    Err(RecvTimeoutError::Disconnected) => return,
+                    Err(RecvTimeoutError::Disconnected) => {
+                        // What was left to a lazy flush goes now.
+                        if let Err(error) = self.flush() {
+                            tracing::warn!(%error, "the last delayed writes were not flushed");
+                        }
+                        return;
+                    }
                 }
             } else {
                 match jobs.recv() {
@@ -241,7 +247,12 @@ impl Worker {
 
     /// Applies every batch of `group` in order, flushes once, and tells
     /// each waiter; any failure fails them all and changes nothing durable.
+    /// A group that nobody waits for is applied but not flushed: it goes
+    /// with the next group, or alone once [`LAZY_FLUSH`] has passed (an
+    /// empty group, which the idle loop sends), so that an acknowledgement
+    /// does not cost a sync of its own in front of the next submission.
     fn commit_group(&mut self, group: Vec<Job>) {
+        let flush_now = group.is_empty() || group.iter().any(|job| job.reply.is_some());
         // A waiter that gave up (its bound passed while the batch was
         // queued) was told its write failed: it must not happen after all.
         let group: Vec<Job> = group
@@ -261,7 +272,7 @@ impl Worker {
                 }
                 outcomes.push(outcome);
             }
-            self.flush()
+            if flush_now { self.flush() } else { Ok(()) }
         });
         self.status.done();
         let replies = group.into_iter().map(|job| job.reply);
@@ -442,6 +453,7 @@ impl Worker {
         h.db.flush()?;
         self.status.doing("syncing the state directory");
         self.durable.sync()?;
+        self.status.flushed();
         self.stored_next_id = next;
         self.unflushed = false;
         Ok(())
@@ -476,5 +488,49 @@ impl Worker {
             }
             Err(error) => Err(StoreError::Closed(format!("{}; reopening: {error}", self.cause))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registration(
+        id: &str,
+        reply: Option<tokio::sync::oneshot::Sender<Result<Outcome, StoreError>>>,
+    ) -> Job {
+        let mut batch = Batch::new();
+        batch.put_registration(id, b"{}".to_vec());
+        Job { batch, reply }
+    }
+
+    #[test]
+    fn a_group_nobody_waits_for_goes_with_the_next_flush() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let status = Arc::new(Status::default());
+        let (mut worker, _) =
+            Worker::open(dir.path(), SyncMode::Full, status.clone(), Arc::default()).expect("open");
+        let before = status.flushes();
+        worker.commit_group(vec![registration("1", None)]);
+        worker.commit_group(vec![registration("2", None)]);
+        assert_eq!(status.flushes(), before, "a delayed write was flushed alone");
+        assert!(worker.unflushed, "the delayed writes wait for a flush");
+        let (reply, stored) = tokio::sync::oneshot::channel();
+        worker.commit_group(vec![registration("3", Some(reply))]);
+        assert!(
+            matches!(stored.blocking_recv(), Ok(Ok(_))),
+            "the commit succeeded"
+        );
+        assert_eq!(status.flushes(), before + 1, "one flush for the three");
+        assert!(!worker.unflushed);
+        // The idle loop's empty group flushes what is left.
+        worker.commit_group(vec![registration("4", None)]);
+        worker.commit_group(Vec::new());
+        assert_eq!(status.flushes(), before + 2);
+        drop(worker);
+        let (_worker, loaded) =
+            Worker::open(dir.path(), SyncMode::Full, status, Arc::default()).expect("open again");
+        let ids: Vec<&str> = loaded.registrations.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, ["1", "2", "3", "4"]);
     }
 }
