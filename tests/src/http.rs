@@ -297,7 +297,19 @@ pub async fn suite(args: &[&str], env: &[(&str, &str)]) -> Option<Run> {
 /// A client scenario with tests/peers/python/conformance_host.py as the
 /// client (it runs `elicit proxy --url`, or with `("BRIDGE", "fastmcp")`
 /// the stdio proxy behind fastmcp's bridge), answering every form.
+///
+/// Fails at once, saying so, where the name `localhost` does not resolve:
+/// the suite gives its client `http://localhost:PORT/mcp`, and every client
+/// would then fail to connect, which the suite reports only as checks that
+/// failed (fastmcp's bridge logs it and lists no tools).
 pub async fn client_scenario(bus: &PrivateBus, scenario: &str, env: &[(&str, &str)]) -> Option<Run> {
+    if let Err(error) = std::net::ToSocketAddrs::to_socket_addrs(&("localhost", 80)) {
+        panic!(
+            "the name localhost does not resolve ({error}), and the conformance suite serves at \
+             http://localhost:PORT: /etc/hosts needs `127.0.0.1 localhost` (tests/setup installs \
+             netbase, which writes one where there is none)"
+        );
+    }
     let host = format!("python3 {}", peers().join("python/conformance_host.py").display());
     assert!(
         !host.contains("  ") && host.split(' ').count() == 2,

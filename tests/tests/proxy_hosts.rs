@@ -507,12 +507,23 @@ async fn conformance_sep1034_defaults_pass_with_a_scripted_answerer() {
     let bus = PrivateBus::start();
     let _daemon = Daemon::start(&bus, "").await;
     let scenario = "elicitation-sep1034-client-defaults";
-    let Some(run) = client_scenario(&bus, scenario, &[("BRIDGE", "fastmcp")]).await else {
+    // The proxy's standard error, the bridge's with it, goes to a file: the
+    // suite shows a client's output only when it exits with an error, and
+    // fastmcp's bridge, when it cannot reach the server, only logs it and
+    // lists no tools, so that the host exits cleanly having called none.
+    let logs = tempfile::tempdir().expect("temp dir");
+    let stderr = logs.path().join("proxy.stderr");
+    let env = [
+        ("BRIDGE", "fastmcp"),
+        ("PROXY_STDERR", stderr.to_str().expect("a UTF-8 path")),
+    ];
+    let Some(run) = client_scenario(&bus, scenario, &env).await else {
         return;
     };
     assert!(
         run.text.contains("Passed: 5/5, 0 failed"),
-        "the scenario failed:\n{}",
-        run.text
+        "the scenario failed:\n{}\n--- the proxy's and the bridge's standard error:\n{}",
+        run.text,
+        std::fs::read_to_string(&stderr).unwrap_or_default()
     );
 }
