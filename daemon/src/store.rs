@@ -64,18 +64,20 @@ impl From<StoreError> for elicit_proto::Error {
 
 mod batch;
 mod handles;
+mod jobs;
 mod records;
 mod request_text;
 mod status;
 mod thread;
 pub use batch::Batch;
+pub use jobs::Loaded;
 pub use records::{FormRecord, FormState, HistoryRecord, SessionRecord};
 pub use request_text::RequestText;
-pub use thread::Loaded;
 
 use batch::Op;
+use jobs::{Job, Outcome};
 use status::Status;
-use thread::{Job, Outcome, Worker};
+use thread::Worker;
 
 /// How long a write waits for the storage thread before it fails with the
 /// cause: a thread stuck inside sled (a full disk, a dead one) costs writes

@@ -14,69 +14,24 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
-use std::time::{Duration, Instant};
+use std::sync::mpsc::Receiver;
 
-use elicitd_policy::{Remembered, RememberedChoice};
+use elicitd_policy::Remembered;
 use serde::de::DeserializeOwned;
 
-use super::batch::{Batch, Op};
+use super::batch::Op;
 use super::handles::Handles;
+use super::jobs::{Gone, Job, LAZY_FLUSH, Loaded, Outcome, next_job};
 use super::status::Status;
-use super::{FormRecord, HistoryRecord, SessionRecord, StoreError};
+use super::{FormRecord, SessionRecord, StoreError};
 use crate::answers::AnswerFiles;
 use crate::durable::{Durable, SyncMode};
-
-/// How long a write nobody waits for may stay unflushed, unless another
-/// group takes it along sooner.
-const LAZY_FLUSH: Duration = Duration::from_millis(50);
-
-/// How long the thread looks for the next batch before it sleeps.
-const SPIN: Duration = Duration::from_millis(1);
 
 /// Batches applied and flushed together at most.
 const GROUP: usize = 256;
 
 /// Where the storage thread keeps the id counter (see `Store::next_id`).
 const NEXT_ID_KEY: &[u8] = b"elicitd/next-id";
-
-/// What a batch gives back besides success.
-#[derive(Debug, Default)]
-pub(super) struct Outcome {
-    /// History records read (`Op::History`), newest first.
-    pub history: Vec<HistoryRecord>,
-    /// The remembered choices after a `Remember` or `Forget`.
-    pub remembered: Option<Vec<RememberedChoice>>,
-    /// The id of a choice just remembered.
-    pub choice: Option<u64>,
-    /// Whether a `Forget` found its choice.
-    pub forgot: bool,
-}
-
-/// A batch on its way to the thread, with whoever waits for it.
-pub(super) struct Job {
-    pub batch: Batch,
-    /// `None`: nobody waits (a lazily flushed write).
-    pub reply: Option<tokio::sync::oneshot::Sender<Result<Outcome, StoreError>>>,
-}
-
-/// Everything durable, read once at start-up.
-#[derive(Debug, Default)]
-pub struct Loaded {
-    /// Every session.
-    pub sessions: Vec<SessionRecord>,
-    /// Every form in submission order, its answer content put back from
-    /// its file. `erased` is true when its content file is gone, which
-    /// happens only when it was acknowledged and erased just before a
-    /// crash: it was delivered.
-    pub forms: Vec<(FormRecord, bool)>,
-    /// The forms that have an answer content file.
-    pub answer_files: Vec<u64>,
-    /// Front-end registrations, by id.
-    pub registrations: Vec<(String, Vec<u8>)>,
-    /// Remembered choices.
-    pub remembered: Vec<RememberedChoice>,
-}
 
 /// Which tree a write went to, for its undo.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -115,34 +70,6 @@ pub(super) struct Worker {
     stored_next_id: u64,
     /// What to put back before anything else (see [`Undo`]).
     pending_undo: Undo,
-}
-
-/// Every sender is gone.
-struct Gone;
-
-/// The next job, or `None` once `wait` (if any) has passed without one.
-/// Right after a group the next batch is usually on its way (a form's
-/// answer follows its submission by two round trips), so the thread polls
-/// for [`SPIN`], yielding the CPU to whoever makes it, before it sleeps:
-/// waking a sleeping thread cost about a tenth of a millisecond a commit
-/// on a virtual machine. An idle daemon sleeps as before.
-fn next_job(jobs: &Receiver<Job>, wait: Option<Duration>) -> Result<Option<Job>, Gone> {
-    let started = Instant::now();
-    while started.elapsed() < SPIN {
-        match jobs.try_recv() {
-            Ok(job) => return Ok(Some(job)),
-            Err(TryRecvError::Empty) => std::thread::yield_now(),
-            Err(TryRecvError::Disconnected) => return Err(Gone),
-        }
-    }
-    match wait {
-        Some(wait) => match jobs.recv_timeout(wait.saturating_sub(SPIN)) {
-            Ok(job) => Ok(Some(job)),
-            Err(RecvTimeoutError::Timeout) => Ok(None),
-            Err(RecvTimeoutError::Disconnected) => Err(Gone),
-        },
-        None => jobs.recv().map(Some).map_err(|_| Gone),
-    }
 }
 
 fn all<T: DeserializeOwned>(tree: &sled::Tree) -> Result<Vec<T>, StoreError> {

@@ -1,6 +1,7 @@
 //! The storage thread's worker, driven directly: what its groups flush.
 
 use super::*;
+use crate::store::Batch;
 
 fn registration(id: &str, reply: Option<tokio::sync::oneshot::Sender<Result<Outcome, StoreError>>>) -> Job {
     let mut batch = Batch::new();
