@@ -307,7 +307,7 @@ pub async fn suite(args: &[&str], env: &[(&str, &str)]) -> Option<Run> {
 /// would then fail to connect, which the suite reports only as checks that
 /// failed (fastmcp's bridge logs it and lists no tools).
 pub async fn client_scenario(bus: &PrivateBus, scenario: &str, env: &[(&str, &str)]) -> Option<Run> {
-    if let Err(error) = std::net::ToSocketAddrs::to_socket_addrs(&("localhost", 80)) {
+    if let Err(error) = tokio::net::lookup_host(("localhost", 80)).await {
         panic!(
             "the name localhost does not resolve ({error}), and the conformance suite serves at \
              http://localhost:PORT: /etc/hosts needs `127.0.0.1 localhost` (tests/setup installs \
