@@ -16,7 +16,9 @@
 //!   secrets, before remembered choices and rules, whatever they do.
 //!
 //! Every call is synchronous and may run a script for up to the budget's
-//! time; an async caller runs it on a blocking thread.
+//! time; an async caller runs it on a blocking thread, or first tries
+//! [`Policy::decide_among_within`], which gives up after a bound of its
+//! choosing.
 
 #![warn(missing_docs)]
 

@@ -1,7 +1,7 @@
 //! The loaded rules and the decision procedure.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use elicit_proto::dbus::Origin;
 use elicit_proto::{Elicitation, Limits};
@@ -177,38 +177,72 @@ impl Policy {
     }
 
     fn decide_by_rules(&self, request: &Elicitation, origin: &Origin, session: &str) -> Decision {
+        match self.run_rules(request, origin, session, None) {
+            Some(decision) => decision,
+            // Without a quick bound every rule runs to its end.
+            None => self.failed("the rules".into(), "the policy stopped without a decision".into()),
+        }
+    }
+
+    /// Runs the rules in order; with `quick`, gives up (`None`) as soon as
+    /// that instant passes, so that the caller can run them again where
+    /// they may take their whole budget. Rules are pure functions of the
+    /// request and origin, so running one twice decides the same.
+    fn run_rules(
+        &self,
+        request: &Elicitation,
+        origin: &Origin,
+        session: &str,
+        quick: Option<Instant>,
+    ) -> Option<Decision> {
         let started = Instant::now();
         let request_view = view::request(request);
         let origin_view = view::origin(origin, session);
+        let past_quick = || quick.is_some_and(|quick| Instant::now() >= quick);
         for file in &self.files {
             for (rule, function) in &file.rules {
                 let decided_by = format!("{}: {rule}", file.name);
-                if started.elapsed() >= self.budget.decision_time {
-                    return self.failed(decided_by, "the policy ran out of time before this rule".into());
+                if past_quick() {
+                    return None;
                 }
+                if started.elapsed() >= self.budget.decision_time {
+                    return Some(
+                        self.failed(decided_by, "the policy ran out of time before this rule".into()),
+                    );
+                }
+                let time = match quick {
+                    Some(quick) => self
+                        .budget
+                        .rule_time
+                        .min(quick.saturating_duration_since(Instant::now())),
+                    None => self.budget.rule_time,
+                };
                 let returned = sandbox::call(
                     &self.engine,
                     &file.ast,
                     function,
                     request_view.clone(),
                     origin_view.clone(),
-                    self.budget.rule_time,
+                    time,
                 );
                 let spoken = returned.and_then(|value| outcome::interpret(value, request, &self.limits));
                 match spoken {
                     Ok(None) => continue,
                     Ok(Some((verdict, reason))) => {
-                        return Decision {
+                        return Some(Decision {
                             verdict,
                             decided_by,
                             reason,
-                        };
+                        });
                     }
-                    Err(error) => return self.failed(decided_by, error),
+                    // Stopped by the quick bound, perhaps: only the whole
+                    // budget may call a rule failed for its time.
+                    Err(_) if past_quick() => return None,
+                    Err(error) => return Some(self.failed(decided_by, error)),
                 }
             }
         }
-        Decision::default_ask()
+        Some(Decision::default_ask())
     }
 
     /// Decides a request: the secret guard first, then a remembered choice
@@ -241,24 +275,56 @@ impl Policy {
         origin: &Origin,
         session: &str,
     ) -> Decision {
+        match self.before_rules(choices, request, origin) {
+            Some(decision) => decision,
+            None => self.decide_by_rules(request, origin, session),
+        }
+    }
+
+    /// [`Policy::decide_among`] within `quick`, or `None` when the rules
+    /// need longer: most decisions take microseconds and may run where
+    /// blocking is not allowed, and the rest run again, with their whole
+    /// budget, where it is.
+    pub fn decide_among_within(
+        &self,
+        choices: &[RememberedChoice],
+        request: &Elicitation,
+        origin: &Origin,
+        session: &str,
+        quick: Duration,
+    ) -> Option<Decision> {
+        let until = Instant::now() + quick;
+        match self.before_rules(choices, request, origin) {
+            Some(decision) => Some(decision),
+            None => self.run_rules(request, origin, session, Some(until)),
+        }
+    }
+
+    /// The secret guard's decision, or else a remembered choice's.
+    fn before_rules(
+        &self,
+        choices: &[RememberedChoice],
+        request: &Elicitation,
+        origin: &Origin,
+    ) -> Option<Decision> {
         if let Some(decision) = self.guard(request) {
-            return decision;
+            return Some(decision);
         }
         if let Some(choice) = crate::remember::best_choice(choices, origin) {
             match outcome::check_remembered(&choice.verdict, request, &self.limits) {
                 Ok(()) => {
-                    return Decision {
+                    return Some(Decision {
                         reason: Some(choice.describe()),
                         verdict: choice.verdict.clone(),
                         decided_by: format!("remembered #{}", choice.id),
-                    };
+                    });
                 }
                 Err(error) => {
                     tracing::info!(id = choice.id, %error, "remembered choice does not fit this form");
                 }
             }
         }
-        self.decide_by_rules(request, origin, session)
+        None
     }
 
     fn failed(&self, decided_by: String, error: String) -> Decision {

@@ -143,9 +143,10 @@ impl Handle {
         }
     }
 
-    /// Asks the rules; `None` leaves the form to a human. Rules run on
-    /// tokio's blocking pool: a runaway rule may run up to its budget
-    /// (2 s), and no tokio worker may be held that long.
+    /// Asks the rules; `None` leaves the form to a human. Rules that
+    /// decide within [`crate::rules::QUICK`] decide here; the rest run
+    /// again on tokio's blocking pool, since a runaway rule may run up to
+    /// its budget (2 s) and no tokio worker may be held that long.
     async fn run_policy(
         &self,
         request: Elicitation,
@@ -155,6 +156,9 @@ impl Handle {
         let Some(policy) = self.rules.clone() else {
             return (request, None);
         };
+        if let Ok(verdict) = policy.decide_quickly(&request, &origin, session) {
+            return (request, verdict);
+        }
         let session = session.to_owned();
         let shared = Arc::new(request);
         let asked = shared.clone();
