@@ -166,3 +166,49 @@ async fn remembered_choices_answer_later_forms_until_forgotten() {
         .expect("answer");
     assert_eq!(deployer.wait(&third).await.expect("outcome").action, "decline");
 }
+
+/// zbus matches a signal rule's `path_namespace` by string prefix on the
+/// client's side, so a session whose id begins another's ("1" and "10")
+/// was handed that session's outcomes too. Nobody read them, and at 256
+/// the queue was full and the whole connection stopped: elicit-bench's
+/// policy figure hung at its 257th form this way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_whose_id_begins_another_s_hears_none_of_its_outcomes() {
+    let bus = PrivateBus::start();
+    let _daemon = start(
+        &bus,
+        &[(
+            "10-bot.rhai",
+            r#"rule("no-bot", |request, origin| { if origin.server == "bot" { return decline("no"); } });"#,
+        )],
+    )
+    .await;
+    let conn = bus.connect().await;
+    let origin = |server: &str| Origin {
+        server: Some(server.into()),
+        ..Origin::default()
+    };
+    let idle = ClientSession::open(&conn, &origin("idle"))
+        .await
+        .expect("session");
+    let idle_id = idle.path().rsplit('/').next().unwrap_or_default().to_owned();
+    // Ids count up, so one of the next sessions' ids begins with it.
+    let mut bot = loop {
+        let next = ClientSession::open(&conn, &origin("bot")).await.expect("session");
+        let id = next.path().rsplit('/').next().unwrap_or_default();
+        if id.starts_with(&idle_id) && id != idle_id {
+            break next;
+        }
+        next.close().await.expect("close");
+    };
+    for n in 0..300 {
+        let form = bot.submit(CONFIRM, None, None).await.expect("submit");
+        let outcome = within(&format!("the outcome of form {n}"), bot.wait(&form))
+            .await
+            .expect("outcome");
+        assert_eq!(outcome.action, "decline");
+    }
+    idle.close()
+        .await
+        .expect("the idle session's connection still works");
+}

@@ -57,6 +57,11 @@ pub struct ClientSession {
     poke_at: Option<tokio::time::Instant>,
 }
 
+/// The object path below which a session's forms live (`form_path`).
+fn forms_namespace(session_path: &str) -> String {
+    format!("{session_path}/form")
+}
+
 /// How many fire-and-forget acknowledgements [`ClientSession::close`]
 /// confirms; older ones were processed long before.
 const UNCONFIRMED_KEPT: usize = 64;
@@ -81,11 +86,16 @@ impl ClientSession {
         let ((path, resume_token), daemon) = open_session(conn, origin).await?;
         let id = path.as_str().rsplit('/').next().unwrap_or_default().to_owned();
         // Subscribe before the first submission: a policy may answer at once.
+        // The namespace is the session's forms, not the session itself: zbus
+        // matches it by string prefix on this side, and session 1's path
+        // begins session 10's, whose outcomes would fill this queue unread
+        // and, once it is full, stop the whole connection.
+        let forms = forms_namespace(path.as_str());
         let rule = MatchRule::builder()
             .msg_type(zbus::message::Type::Signal)
             .interface("dev.elicitd.Request1")?
             .member("Response")?
-            .path_namespace(path.as_str())?
+            .path_namespace(forms.as_str())?
             .build();
         let responses = MessageStream::for_match_rule(rule, conn, Some(256)).await?;
         Ok(ClientSession {
@@ -272,6 +282,9 @@ impl ClientSession {
                 let from_daemon = !self.conn.is_bus()
                     || header.sender().map(|s| s.as_str()) == self.daemon.as_deref();
                 let Some(path) = header.path().map(|p| p.to_string()) else { return Ok(()) };
+                if !path.starts_with(&format!("{}/", forms_namespace(self.path.as_str()))) {
+                    return Ok(());
+                }
                 if !from_daemon {
                     tracing::warn!(%path, "ignored a Response signal not sent by the broker");
                     return Ok(());
