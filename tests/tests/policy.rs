@@ -202,7 +202,10 @@ async fn a_session_whose_id_begins_another_s_hears_none_of_its_outcomes() {
         next.close().await.expect("close");
     };
     for n in 0..300 {
-        let form = bot.submit(CONFIRM, None, None).await.expect("submit");
+        // A stopped connection stops the submission's reply too.
+        let form = within(&format!("submission {n}"), bot.submit(CONFIRM, None, None))
+            .await
+            .expect("submit");
         let outcome = within(&format!("the outcome of form {n}"), bot.wait(&form))
             .await
             .expect("outcome");
