@@ -177,11 +177,9 @@ impl Policy {
     }
 
     fn decide_by_rules(&self, request: &Elicitation, origin: &Origin, session: &str) -> Decision {
-        match self.run_rules(request, origin, session, None) {
-            Some(decision) => decision,
-            // Without a quick bound every rule runs to its end.
-            None => self.failed("the rules".into(), "the policy stopped without a decision".into()),
-        }
+        // Without a quick bound the rules always decide (at worst, "ask").
+        self.run_rules(request, origin, session, None)
+            .unwrap_or_else(Decision::default_ask)
     }
 
     /// Runs the rules in order; with `quick`, gives up (`None`) as soon as
