@@ -57,7 +57,9 @@ pub struct ClientSession {
     poke_at: Option<tokio::time::Instant>,
 }
 
-/// The object path below which a session's forms live (`form_path`).
+/// Where a session's forms live (`form_path`), the namespace of its
+/// `Response`s: zbus matches a namespace by string prefix on this side, and
+/// session 1's own path begins session 10's.
 fn forms_namespace(session_path: &str) -> String {
     format!("{session_path}/form")
 }
@@ -86,16 +88,11 @@ impl ClientSession {
         let ((path, resume_token), daemon) = open_session(conn, origin).await?;
         let id = path.as_str().rsplit('/').next().unwrap_or_default().to_owned();
         // Subscribe before the first submission: a policy may answer at once.
-        // The namespace is the session's forms, not the session itself: zbus
-        // matches it by string prefix on this side, and session 1's path
-        // begins session 10's, whose outcomes would fill this queue unread
-        // and, once it is full, stop the whole connection.
-        let forms = forms_namespace(path.as_str());
         let rule = MatchRule::builder()
             .msg_type(zbus::message::Type::Signal)
             .interface("dev.elicitd.Request1")?
             .member("Response")?
-            .path_namespace(forms.as_str())?
+            .path_namespace(forms_namespace(path.as_str()))?
             .build();
         let responses = MessageStream::for_match_rule(rule, conn, Some(256)).await?;
         Ok(ClientSession {
@@ -281,10 +278,8 @@ impl ClientSession {
                 // On the asker socket the one peer is the daemon.
                 let from_daemon = !self.conn.is_bus()
                     || header.sender().map(|s| s.as_str()) == self.daemon.as_deref();
-                let Some(path) = header.path().map(|p| p.to_string()) else { return Ok(()) };
-                if !path.starts_with(&format!("{}/", forms_namespace(self.path.as_str()))) {
-                    return Ok(());
-                }
+                let ours = format!("{}/", forms_namespace(self.path.as_str()));
+                let Some(path) = header.path().map(|p| p.to_string()).filter(|p| p.starts_with(&ours)) else { return Ok(()) };
                 if !from_daemon {
                     tracing::warn!(%path, "ignored a Response signal not sent by the broker");
                     return Ok(());
@@ -442,8 +437,7 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
     }
 }
 
-/// How often `OpenSession` is sent again when the daemon left the bus
-/// without replying to it.
+/// How often `OpenSession` is sent when the daemon left without replying.
 const OPEN_ATTEMPTS: usize = 3;
 
 /// `OpenSession`, sent again when the broker left the bus without a reply:
