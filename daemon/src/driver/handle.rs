@@ -13,7 +13,7 @@ use super::Message;
 use super::callers::Callers;
 use crate::config::Config;
 use crate::core::{Call, Caller, ElicitOptions, Input, Reply};
-use crate::rules::{PolicyVerdict, Rules};
+use crate::rules::{NeedsLonger, PolicyVerdict, Rules};
 use crate::store::{HistoryRecord, RequestText, Store};
 
 /// A handle on the driver, for the D-Bus objects.
@@ -156,8 +156,18 @@ impl Handle {
         let Some(policy) = self.rules.clone() else {
             return (request, None);
         };
-        if let Ok(verdict) = policy.decide_quickly(&request, &origin, session) {
-            return (request, verdict);
+        let quickly = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            policy.decide_quickly(&request, &origin, session)
+        }));
+        match quickly {
+            Ok(Ok(verdict)) => return (request, verdict),
+            Ok(Err(NeedsLonger)) => {}
+            Err(_) => {
+                // As on the blocking pool below: a rule that panics
+                // decides nothing.
+                tracing::error!("the rules panicked; asking the human");
+                return (request, None);
+            }
         }
         let session = session.to_owned();
         let shared = Arc::new(request);
