@@ -9,6 +9,7 @@ use elicit_proto::dbus::{BUS_NAME, Origin};
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, binary};
 use futures_util::future::join_all;
 
+use crate::cpu;
 use crate::figure::{Compare, Figure, Row, time, verdict};
 
 /// An empty form: a confirmation, the smallest elicitation.
@@ -102,7 +103,16 @@ pub async fn session(conn: &zbus::Connection, server: &str) -> ClientSession {
     ClientSession::open(conn, &origin).await.expect("session")
 }
 
-/// Runs the broker section.
+/// How many rounds of 64 forms at once: `ELICIT_BENCH_ROUNDS`, or one per
+/// 64 iterations and at least 4. The full bench's 4 rounds are too few to
+/// compare two builds by; A/B runs raise it (60 rounds is 3 840 forms).
+fn concurrent_rounds(iterations: usize) -> usize {
+    std::env::var("ELICIT_BENCH_ROUNDS")
+        .ok()
+        .and_then(|rounds| rounds.parse().ok())
+        .unwrap_or((iterations / 64).max(4))
+}
+
 /// The broker's rows, with the daemon's `[store] sync` set to `sync`
 /// (`full`, the default, or `process-crash`); figures of the latter are
 /// named with it.
@@ -118,7 +128,7 @@ pub async fn rows(bus: &PrivateBus, iterations: usize, sync: &str) -> Vec<Row> {
         r#"rule("bench", |request, origin| { if origin.server == "bench-policy" { return decline("bench"); } });"#,
     )
     .expect("rule");
-    let _daemon = Daemon::start_with_env(
+    let daemon = Daemon::start_with_env(
         bus,
         &format!(
             "[policy]\nrules-dirs = [{:?}]\n[store]\nsync = {sync:?}\n",
@@ -147,8 +157,14 @@ pub async fn rows(bus: &PrivateBus, iterations: usize, sync: &str) -> Vec<Row> {
         let conn = bus.connect().await;
         sessions.push(session(&conn, &format!("bench-{i}")).await);
     }
+    let rounds = concurrent_rounds(iterations);
+    let processes = cpu::Processes {
+        daemon: daemon.pid().expect("the daemon runs"),
+        bus: bus.pid(),
+    };
+    let cpu_before = cpu::Split::now(processes);
     let mut concurrent = Vec::new();
-    for _ in 0..(iterations / 64).max(4) {
+    for _ in 0..rounds {
         let results = join_all(sessions.iter_mut().map(|session| async move {
             let started = Instant::now();
             let form = session.submit(CONFIRM, None, None).await.expect("submit");
@@ -158,6 +174,7 @@ pub async fn rows(bus: &PrivateBus, iterations: usize, sync: &str) -> Vec<Row> {
         .await;
         concurrent.extend(results);
     }
+    let cpu_forms = cpu::Split::now(processes).per(cpu_before, concurrent.len());
     let concurrent = Figure::new(named("brokered, 64 sessions at once"), concurrent);
 
     // Its floor: the same 64 connections each making a plain round trip,
@@ -176,8 +193,9 @@ pub async fn rows(bus: &PrivateBus, iterations: usize, sync: &str) -> Vec<Row> {
             .expect("proxy"),
         );
     }
+    let cpu_before = cpu::Split::now(processes);
     let mut crowded = Vec::new();
-    for _ in 0..(iterations / 64).max(4) {
+    for _ in 0..rounds {
         crowded.extend(
             join_all(pings.iter().map(|ping| async move {
                 let started = Instant::now();
@@ -187,6 +205,7 @@ pub async fn rows(bus: &PrivateBus, iterations: usize, sync: &str) -> Vec<Row> {
             .await,
         );
     }
+    let cpu_pings = cpu::Split::now(processes).per(cpu_before, crowded.len());
     let crowded = Figure::new("floor: 64 round trips at once", crowded);
 
     // `elicit ask` as a script runs it, against starting `elicit` at all.
@@ -249,6 +268,7 @@ pub async fn rows(bus: &PrivateBus, iterations: usize, sync: &str) -> Vec<Row> {
         // `elicit ask` figures) twice: one JSON key per figure.
         return brokered.into();
     }
+    let cpu = cpu::rows(cpu_forms, cpu_pings);
     let floors = [
         Row::Timed(floors.round_trip, Compare::Floor),
         Row::Timed(floors.durable, Compare::Floor),
@@ -259,5 +279,5 @@ pub async fn rows(bus: &PrivateBus, iterations: usize, sync: &str) -> Vec<Row> {
         Row::Timed(spawn, Compare::Floor),
         Row::latency(ask, "process start", spawn_p50, None),
     ];
-    floors.into_iter().chain(brokered).chain(ask).collect()
+    floors.into_iter().chain(brokered).chain(cpu).chain(ask).collect()
 }

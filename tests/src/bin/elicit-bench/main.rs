@@ -11,6 +11,7 @@
 //! when named.
 
 mod broker;
+mod cpu;
 mod figure;
 mod http;
 mod idle;
