@@ -18,6 +18,7 @@ use elicit_tests::procs::exited;
 use elicit_tests::{
     Daemon, PrivateBus, TestFrontend, Tmux, ask, binary, eventually, list_forms, printed, within,
 };
+use futures_util::StreamExt;
 use serde_json::json;
 
 const IDLE_1S: &str = "[broker]\nexit-on-idle-secs = 1\n";
@@ -269,4 +270,66 @@ async fn a_waiting_client_starts_a_daemon_that_left_while_its_form_waits() {
     let _reap_second = Reaper(second);
     decline_first(&bus).await;
     assert_eq!(printed(asking).await.1, Some(3));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_submission_whose_daemon_died_before_replying_starts_it_again() {
+    // The daemon dies with an `Elicit` unanswered and nobody else calls
+    // its name, so D-Bus activation starts the next one only if the
+    // submitter calls. It did not: `elicit ask` waited out its patience
+    // and failed with NoReply (the restart test above, one run in three
+    // when its SIGTERM came before the submission's reply went out).
+    let home = Home::new();
+    let bus = home.session();
+    // Started first, so that the session hears of no owner but the next:
+    // one that heard this one arrive would call it again at once.
+    let (ok, said) = home.status(&bus);
+    assert!(ok, "elicit status starts the daemon: {said}");
+    let first = daemon_pid(&bus).await;
+    let _reap_first = Reaper(first);
+    let conn = bus.connect().await;
+    let mut session = ClientSession::open(&conn, &Origin::default())
+        .await
+        .expect("a session opens");
+    let mut elicit_calls = watch_calls(&bus, "Elicit").await;
+    // Stopped, the daemon cannot reply; killed, it never will.
+    elicit_tests::procs::kill("-STOP", first);
+    let submission = session.submit_surviving_restart(
+        r#"{"message": "Once?", "requestedSchema": {"type": "object", "properties": {}}}"#,
+        None,
+        "once",
+        std::time::Duration::from_secs(30),
+    );
+    let killing = async {
+        within("the Elicit call on the bus", elicit_calls.next()).await;
+        elicit_tests::procs::kill("-KILL", first);
+        let second = new_daemon_pid(&bus, Some(first)).await;
+        Reaper(second)
+    };
+    let (submitted, _reap_second) = tokio::join!(within("the submission", submission), killing);
+    let form = submitted.expect("submitted again once the next daemon is back");
+    let listed = list_forms(&conn).await;
+    assert_eq!(listed.len(), 1, "one form, stored once: {listed:?}");
+    let id = listed[0]["id"].to_string();
+    assert!(
+        form.as_str().ends_with(&format!("/{}", id.trim_matches('"'))),
+        "the path names the form listed: {form:?} {listed:?}"
+    );
+}
+
+/// The method calls named `member` that cross `bus`, as a monitor sees them.
+async fn watch_calls(bus: &PrivateBus, member: &str) -> zbus::MessageStream {
+    let conn = bus.connect().await;
+    let rule = zbus::MatchRule::builder()
+        .msg_type(zbus::message::Type::MethodCall)
+        .member(member)
+        .expect("a member name")
+        .build();
+    zbus::fdo::MonitoringProxy::new(&conn)
+        .await
+        .expect("the monitoring interface")
+        .become_monitor(&[rule], 0)
+        .await
+        .expect("a monitor");
+    zbus::MessageStream::from(conn)
 }

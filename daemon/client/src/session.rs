@@ -5,14 +5,16 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use elicit_proto::Error;
-use elicit_proto::dbus::{
-    BROKER_PATH, BUS_NAME, Dict, Origin, OriginDict, Request1Proxy, Session1Proxy, dict_str,
-};
-use elicit_proto::trust::{self, Role};
+use elicit_proto::dbus::{BUS_NAME, Dict, Origin, OriginDict, Request1Proxy, Session1Proxy, dict_str};
+use elicit_proto::trust;
 use futures_util::StreamExt;
 use serde_json::Value;
 use zbus::zvariant::{OwnedObjectPath, Str};
 use zbus::{Connection, MatchRule, MessageStream};
+
+mod restart;
+
+use restart::{POKE_AFTER, POKE_PATIENCE, daemon_went_away};
 
 /// The outcome of one form, as its owner receives it.
 #[derive(Debug, Clone, PartialEq)]
@@ -168,30 +170,17 @@ impl ClientSession {
                             // submission, or in `wait`, which believes no
                             // unproven broker.
                             let _ = self.reattach().await;
+                        } else {
+                            // A daemon that died before it replied comes
+                            // back only when something calls its name, and
+                            // nobody else may.
+                            self.poke(deadline).await;
                         }
                     }
                 }
                 other => return other,
             }
         }
-    }
-
-    /// Waits until the broker's name changes owner, or a second passes
-    /// (a retried call may start the daemon by D-Bus activation, which
-    /// nobody would announce before), or `deadline`; true when the name
-    /// has an owner then (not yet believed: see [`Self::reattach`]).
-    async fn until_daemon_changes(&mut self, deadline: tokio::time::Instant) -> bool {
-        let give_up = deadline.min(tokio::time::Instant::now() + Duration::from_secs(1));
-        let owned = tokio::time::timeout_at(give_up, async {
-            while let Some(change) = self.daemon_changes.next().await {
-                if change.args().is_ok_and(|args| args.new_owner().is_some()) {
-                    return true;
-                }
-            }
-            false
-        })
-        .await;
-        owned == Ok(true) || daemon_name(&self.conn).await.is_some()
     }
 
     async fn session_proxy(&self) -> Result<Session1Proxy<'_>, Error> {
@@ -301,6 +290,9 @@ impl ClientSession {
                 let Some(change) = change else { return Ok(()) };
                 let Ok(args) = change.args() else { return Ok(()) };
                 match args.new_owner().as_ref() {
+                    // The broker already believed (the arrival of the one
+                    // this session opened with, heard late): nothing changed.
+                    Some(owner) if self.daemon.as_deref() == Some(owner.as_str()) => {}
                     Some(_) => {
                         // Nobody is believed until it proves itself.
                         self.daemon = None;
@@ -320,12 +312,8 @@ impl ClientSession {
                 // A daemon that left while this session's forms wait (one
                 // that crashed, or a systemd stop racing an idle exit)
                 // comes back only when something calls its name: this
-                // session needs it, so it calls. Without activation the
-                // call fails, and waiting goes on as before.
-                let ping = self.conn.call_method(Some(BUS_NAME), "/", Some("org.freedesktop.DBus.Peer"), "Ping", &());
-                if let Ok(Err(error)) = tokio::time::timeout(POKE_PATIENCE, ping).await {
-                    tracing::debug!(%error, "the broker could not be started");
-                }
+                // session needs it, so it calls.
+                self.poke(tokio::time::Instant::now() + POKE_PATIENCE).await;
                 // Called again until an owner comes: a daemon started while
                 // the one before still held the state directory may have
                 // given up. The name's return clears this.
@@ -333,78 +321,6 @@ impl ClientSession {
             }
         }
         Ok(())
-    }
-
-    /// Re-attaches to the new owner of the broker's name once it has
-    /// proved it knows this session, proving the same in return; the
-    /// resume token never crosses the bus. An owner that cannot prove it
-    /// is not believed: a warning says so and this returns `Ok`, so that
-    /// `wait` goes on waiting for the real broker.
-    async fn reattach(&mut self) -> Result<(), Error> {
-        let nonce = trust::nonce();
-        let proved = trust::call_broker::<_, (Vec<u8>, Vec<u8>)>(
-            &self.conn,
-            "ProveSession",
-            &(self.id.as_str(), nonce.as_slice()),
-        )
-        .await;
-        let ((proof, challenge), prover) = match proved.map_err(Error::from) {
-            Ok(proved) => proved,
-            // The broker does not know this session (its state is gone):
-            // waiting cannot help.
-            Err(error @ Error::NotFound(_)) => return Err(error),
-            Err(error) => {
-                eprintln!(
-                    "elicit: warning: the new owner of {BUS_NAME} did not prove it is elicitd ({}); \
-                     waiting for the real one",
-                    error.detail()
-                );
-                return Ok(());
-            }
-        };
-        if !trust::verify(
-            &self.resume_token,
-            Role::BrokerToClient,
-            &self.id,
-            &prover,
-            &nonce,
-            &proof,
-        ) {
-            let who = trust::describe_connection(&self.conn, &prover).await;
-            eprintln!("elicit: warning: {}", trust::ProofError::Impostor { who });
-            return Ok(());
-        }
-        let own = self.conn.unique_name().map(|n| n.to_string()).unwrap_or_default();
-        let answer = trust::proof(
-            &self.resume_token,
-            Role::ClientToBroker,
-            &self.id,
-            &own,
-            &challenge,
-        );
-        // To the proven connection itself, not to whoever owns the name by
-        // now.
-        self.conn
-            .call_method(
-                Some(prover.as_str()),
-                BROKER_PATH,
-                Some("dev.elicitd.Broker1"),
-                "ResumeProven",
-                &(self.id.as_str(), answer.as_slice()),
-            )
-            .await
-            .map_err(Error::from)?;
-        self.daemon = Some(prover);
-        // An acknowledgement sent without a reply may have died with the
-        // old daemon: the restarted one would keep that answer and send it
-        // again to a caller who has it. Acknowledge again first (a form
-        // already gone is fine).
-        for form in &self.unconfirmed {
-            if let Ok(proxy) = request_proxy(&self.conn, form).await {
-                let _ = proxy.acknowledge().await;
-            }
-        }
-        self.session_proxy().await?.redeliver().await.map_err(Error::from)
     }
 
     /// Closes the session, cancelling what is left in it.
@@ -421,14 +337,6 @@ impl ClientSession {
         self.session_proxy().await?.close().await.map_err(Error::from)
     }
 }
-
-/// How long a session whose broker left waits for another before it
-/// calls the name, so that a restart someone else drives is not doubled.
-const POKE_AFTER: Duration = Duration::from_secs(1);
-
-/// How long that call may take: starting the daemon, which may first wait
-/// for the one before to release the state directory.
-const POKE_PATIENCE: Duration = Duration::from_secs(10);
 
 async fn sleep_until(at: Option<tokio::time::Instant>) {
     match at {
@@ -474,27 +382,4 @@ async fn request_proxy<'a>(conn: &Connection, form: &'a OwnedObjectPath) -> Resu
         .cache_properties(zbus::proxy::CacheProperties::No)
         .build()
         .await?)
-}
-
-/// Whether a failed call means the broker left the bus (it died before
-/// replying, or is not back yet) rather than refused.
-fn daemon_went_away(error: &zbus::Error) -> bool {
-    let zbus::Error::MethodError(name, ..) = error else {
-        return false;
-    };
-    matches!(
-        name.as_str(),
-        "org.freedesktop.DBus.Error.NoReply"
-            | "org.freedesktop.DBus.Error.ServiceUnknown"
-            | "org.freedesktop.DBus.Error.NameHasNoOwner"
-    )
-}
-
-async fn daemon_name(conn: &Connection) -> Option<String> {
-    if !conn.is_bus() {
-        return None;
-    }
-    let dbus = zbus::fdo::DBusProxy::new(conn).await.ok()?;
-    let name = zbus::names::BusName::try_from(BUS_NAME).ok()?;
-    dbus.get_name_owner(name).await.ok().map(|n| n.to_string())
 }
