@@ -3,7 +3,9 @@
 //! starts it again by D-Bus activation; a front-end left open registers
 //! again with the new daemon (and no program starts beside it); pending
 //! forms and `--no-exit-on-idle` keep it running; a proxy opens its
-//! session only at its first form and closes it when its forms are done.
+//! session only at its first form and closes it when its forms are done;
+//! a client whose daemon died (with its form waiting, or before replying
+//! to its submission) calls the name, which starts the next one.
 //!
 //! The activated daemons run from a private bus's service folder, with a
 //! one-second idle period in their config.
