@@ -279,8 +279,8 @@ async fn a_submission_whose_daemon_died_before_replying_starts_it_again() {
     // The daemon dies with an `Elicit` unanswered and nobody else calls
     // its name, so D-Bus activation starts the next one only if the
     // submitter calls. It did not: `elicit ask` waited out its patience
-    // and failed with NoReply (the restart test above, one run in three
-    // when its SIGTERM came before the submission's reply went out).
+    // and failed with NoReply (the restart test above, about one run in
+    // eight, when its SIGTERM came before the submission's reply went out).
     let home = Home::new();
     let bus = home.session();
     // Started first, so that the session hears of no owner but the next:

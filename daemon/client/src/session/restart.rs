@@ -127,12 +127,12 @@ impl ClientSession {
         }
     }
 
-    /// Waits until the broker's name changes owner, or a second passes
+    /// Waits until the broker's name changes owner, or [`POKE_AFTER`] passes
     /// (a retried call may start the daemon by D-Bus activation, which
     /// nobody would announce before), or `deadline`; true when the name
     /// has an owner then (not yet believed: see [`Self::reattach`]).
     pub(super) async fn until_daemon_changes(&mut self, deadline: tokio::time::Instant) -> bool {
-        let give_up = deadline.min(tokio::time::Instant::now() + Duration::from_secs(1));
+        let give_up = deadline.min(tokio::time::Instant::now() + POKE_AFTER);
         let owned = tokio::time::timeout_at(give_up, async {
             while let Some(change) = self.daemon_changes.next().await {
                 if change.args().is_ok_and(|args| args.new_owner().is_some()) {

@@ -56,20 +56,23 @@ impl Split {
 
     /// What each part used since `before`, divided over `count` forms.
     pub fn per(self, before: Split, count: usize) -> Spent {
-        let each = |now: Duration, then: Duration| now.saturating_sub(then) / count.max(1) as u32;
-        let each = Split {
-            storage: each(self.storage, before.storage),
-            daemon: each(self.daemon, before.daemon),
-            bus: each(self.bus, before.bus),
-            bench: each(self.bench, before.bench),
+        let used = Split {
+            storage: self.storage.saturating_sub(before.storage),
+            daemon: self.daemon.saturating_sub(before.daemon),
+            bus: self.bus.saturating_sub(before.bus),
+            bench: self.bench.saturating_sub(before.bench),
             read_at: self.read_at,
         };
-        let all: Duration = each.parts().iter().map(|(_, used)| *used).sum();
+        let all: Duration = used.parts().iter().map(|(_, part)| *part).sum();
         let wall = self.read_at.duration_since(before.read_at).as_secs_f64();
-        let busy_cores = if wall > 0.0 {
-            all.as_secs_f64() * count as f64 / wall
-        } else {
-            0.0
+        let busy_cores = if wall > 0.0 { all.as_secs_f64() / wall } else { 0.0 };
+        let count = count.max(1) as u32;
+        let each = Split {
+            storage: used.storage / count,
+            daemon: used.daemon / count,
+            bus: used.bus / count,
+            bench: used.bench / count,
+            read_at: self.read_at,
         };
         Spent { each, busy_cores }
     }

@@ -35,21 +35,9 @@ pub fn context_switches(pid: u32) -> u64 {
 
 /// Context switches of the threads whose name `wanted` accepts.
 pub fn context_switches_of(pid: u32, wanted: impl Fn(&str) -> bool) -> u64 {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return 0;
-    };
-    tasks
-        .flatten()
+    threads_of(pid, wanted)
         .map(|task| {
-            let status = std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
-            let name = status
-                .lines()
-                .find_map(|l| l.strip_prefix("Name:"))
-                .unwrap_or("")
-                .trim();
-            if !wanted(name) {
-                return 0;
-            }
+            let status = std::fs::read_to_string(task.join("status")).unwrap_or_default();
             status
                 .lines()
                 .filter(|l| {
@@ -59,6 +47,20 @@ pub fn context_switches_of(pid: u32, wanted: impl Fn(&str) -> bool) -> u64 {
                 .sum::<u64>()
         })
         .sum()
+}
+
+/// The /proc/PID/task/TID folders of the threads of `pid` whose name
+/// (`comm`) `wanted` accepts; none once the process is gone.
+fn threads_of(pid: u32, wanted: impl Fn(&str) -> bool) -> impl Iterator<Item = std::path::PathBuf> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|task| task.path())
+        .filter(move |task| {
+            let name = std::fs::read_to_string(task.join("comm")).unwrap_or_default();
+            wanted(name.trim())
+        })
 }
 
 /// Resident memory backed by files (the binary and its libraries), in MiB.
@@ -71,17 +73,7 @@ pub fn file_rss_mib(pid: u32) -> f64 {
 /// /proc/PID/task/TID/sched) where the kernel keeps it, else the 10 ms
 /// ticks of `utime` + `stime`.
 pub fn cpu_time_of(pid: u32, wanted: impl Fn(&str) -> bool) -> std::time::Duration {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return std::time::Duration::ZERO;
-    };
-    tasks
-        .flatten()
-        .filter(|task| {
-            let name = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
-            wanted(name.trim())
-        })
-        .map(|task| thread_cpu_time(&task.path()))
-        .sum()
+    threads_of(pid, wanted).map(|task| thread_cpu_time(&task)).sum()
 }
 
 /// One thread's CPU time; see [`cpu_time_of`].
