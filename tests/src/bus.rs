@@ -114,6 +114,20 @@ impl PrivateBus {
             .await
             .expect("connect to the private bus")
     }
+
+    /// A new connection serving `iface` at `path` from its first message.
+    /// `Connection::object_server()` on a built connection starts the
+    /// object server in a task of its own: a call that arrives before that
+    /// task first runs (a peer answering a registration at once, on a
+    /// loaded machine) is dropped unanswered. The builder waits for it.
+    pub async fn serve_at(&self, path: &str, iface: impl zbus::object_server::Interface) -> zbus::Connection {
+        zbus::connection::Builder::address(self.address.as_str())
+            .and_then(|builder| builder.serve_at(path, iface))
+            .expect("a connection to the private bus")
+            .build()
+            .await
+            .expect("connect to the private bus, serving")
+    }
 }
 
 impl Drop for PrivateBus {

@@ -72,12 +72,8 @@ pub struct TestFrontend {
 impl TestFrontend {
     /// Connects, serves `Frontend1` and registers as `name`.
     pub async fn register(bus: &PrivateBus, name: &str, priority: i32) -> TestFrontend {
-        let conn = bus.connect().await;
         let (sender, events) = mpsc::unbounded_channel();
-        conn.object_server()
-            .at("/test/frontend", Iface { events: sender })
-            .await
-            .expect("serve Frontend1");
+        let conn = bus.serve_at("/test/frontend", Iface { events: sender }).await;
         let mut options = Dict::new();
         options.insert("name".into(), Str::from(name.to_owned()).into());
         options.insert(

@@ -87,7 +87,6 @@ impl Link {
     where
         F: Fn(LinkEvent) -> bool + Clone + Send + Sync + 'static,
     {
-        let conn = crate::startup::connect(address).await?;
-        Link::start(&conn, profile, Forward(send.clone()), Forward(send)).await
+        Link::connect(address, profile, Forward(send.clone()), Forward(send)).await
     }
 }

@@ -4,7 +4,7 @@
 //! A front-end describes itself with a [`Profile`], takes forms through
 //! the [`Frontend`] trait (the `dev.elicitd.Frontend1` interface: `Show`
 //! and `Withdraw`), hears about the broker through the [`Observer`] trait,
-//! and answers through the [`Link`] that [`Link::start`] returns:
+//! and answers through the [`Link`] that [`Link::connect`] returns:
 //!
 //! * the broker is believed only after it proves itself
 //!   ([`elicit_proto::trust`]): the first registration is with the current

@@ -25,13 +25,14 @@ pub struct Link {
 }
 
 impl Link {
-    /// Serves `Frontend1` on `conn` for `frontend` and keeps it registered
-    /// as `profile` with the broker, across broker restarts, for as long as
-    /// `conn` lives. The first registration is tried before this returns;
-    /// a broker that is not there yet is no error (`observer` hears it, and
-    /// the link registers once the broker comes).
-    pub async fn start(
-        conn: &Connection,
+    /// Connects to `address` (or the session bus), serves `Frontend1`
+    /// there for `frontend` and keeps it registered as `profile` with the
+    /// broker, across broker restarts, for as long as the link's
+    /// connection lives. The first registration is tried before this
+    /// returns; a broker that is not there yet is no error (`observer`
+    /// hears it, and the link registers once the broker comes).
+    pub async fn connect(
+        address: Option<&str>,
         profile: Profile,
         frontend: impl Frontend,
         observer: impl Observer,
@@ -41,13 +42,17 @@ impl Link {
             trusted: registration.trusted(),
             frontend: Arc::new(frontend),
         };
-        conn.object_server().at(profile.path(), served).await?;
-        let broker = Broker1Proxy::builder(conn)
+        // Served as the connection is built: an object server started on a
+        // built connection runs in a task of its own, and a `Show` sent as
+        // the registration is answered, before that task first ran on a
+        // loaded machine, would be dropped unanswered.
+        let conn = crate::startup::connect_serving(address, &profile.path(), served).await?;
+        let broker = Broker1Proxy::builder(&conn)
             .cache_properties(zbus::proxy::CacheProperties::No)
             .build()
             .await?;
         let link = Link {
-            conn: conn.clone(),
+            conn,
             broker,
             registration,
             profile,
@@ -55,7 +60,7 @@ impl Link {
         };
         // Subscribe before the first attempt, so that a broker starting in
         // between is not missed.
-        let owners = DBusProxy::new(conn)
+        let owners = DBusProxy::new(&link.conn)
             .await?
             .receive_name_owner_changed_with_args(&[(0, BUS_NAME)])
             .await?;

@@ -7,13 +7,18 @@ use std::process::ExitCode;
 use zbus::Connection;
 
 /// Connects to `address`, or to the session bus
-/// (`DBUS_SESSION_BUS_ADDRESS`) without one: the front-ends' `--bus`.
-pub async fn connect(address: Option<&str>) -> zbus::Result<Connection> {
+/// (`DBUS_SESSION_BUS_ADDRESS`) without one (the front-ends' `--bus`),
+/// serving `iface` at `path` from the first message on.
+pub(crate) async fn connect_serving(
+    address: Option<&str>,
+    path: &str,
+    iface: impl zbus::object_server::Interface,
+) -> zbus::Result<Connection> {
     let builder = match address {
         Some(address) => zbus::connection::Builder::address(address)?,
         None => zbus::connection::Builder::session()?,
     };
-    builder.build().await
+    builder.serve_at(path, iface)?.build().await
 }
 
 /// A tokio runtime of `workers` threads; a failure is said on standard
@@ -56,9 +61,18 @@ pub fn block_on<E: Display>(
 mod tests {
     use super::*;
 
+    struct Idle;
+
+    #[zbus::interface(name = "dev.elicitd.Test1")]
+    impl Idle {}
+
     #[tokio::test]
     async fn a_bad_address_is_an_error_not_a_panic() {
-        assert!(connect(Some("not a D-Bus address")).await.is_err());
+        assert!(
+            connect_serving(Some("not a D-Bus address"), "/", Idle)
+                .await
+                .is_err()
+        );
     }
 
     #[test]

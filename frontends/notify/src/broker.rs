@@ -3,7 +3,6 @@
 
 use elicit_link::{Frontend, LinkError, Observer, OwnerChange, Profile, ShuttingDown};
 use tokio::sync::mpsc::UnboundedSender;
-use zbus::Connection;
 
 pub use elicit_link::{Link, ShowRequest};
 
@@ -54,9 +53,10 @@ impl Observer for Forward {
     }
 }
 
-/// Serves `Frontend1` on `conn` and keeps it registered with the broker,
-/// across broker restarts, for as long as `conn` lives.
-pub async fn start(conn: &Connection, events: UnboundedSender<BrokerEvent>) -> Result<Link, LinkError> {
+/// Connects to `address` (or the session bus), serves `Frontend1` and
+/// keeps it registered with the broker, across broker restarts, for as
+/// long as the link's connection lives.
+pub async fn connect(address: Option<&str>, events: UnboundedSender<BrokerEvent>) -> Result<Link, LinkError> {
     let forward = || Forward(events.clone());
-    Link::start(conn, PROFILE, forward(), forward()).await
+    Link::connect(address, PROFILE, forward(), forward()).await
 }

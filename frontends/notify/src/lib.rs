@@ -46,12 +46,11 @@ pub enum RunError {
 
 /// Runs the front-end until `stop` resolves or the bus goes away.
 pub async fn run(args: Args, stop: impl std::future::Future<Output = ()>) -> Result<(), RunError> {
-    let conn = elicit_link::startup::connect(args.bus.as_deref()).await?;
-    // The notification server's signals are subscribed to before the
-    // broker can present the first form.
-    let server = server::Server::connect(&conn).await?;
     let (events, inbox) = tokio::sync::mpsc::unbounded_channel();
-    let link = broker::start(&conn, events).await?;
+    let link = broker::connect(args.bus.as_deref(), events).await?;
+    // Forms shown meanwhile wait in `inbox`: the notification server's
+    // signals are subscribed to before the first notification goes out.
+    let server = server::Server::connect(link.connection()).await?;
     app::App::new(link, server).run(inbox, stop).await;
     Ok(())
 }

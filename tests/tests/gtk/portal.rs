@@ -32,11 +32,7 @@ impl Settings {
 
 /// Serves the portal with `color_scheme` (0 none, 1 dark, 2 light).
 pub async fn serve(bus: &PrivateBus, color_scheme: u32) -> zbus::Connection {
-    let conn = bus.connect().await;
-    conn.object_server()
-        .at(PATH, Settings { color_scheme })
-        .await
-        .expect("serve the portal");
+    let conn = bus.serve_at(PATH, Settings { color_scheme }).await;
     conn.request_name("org.freedesktop.portal.Desktop")
         .await
         .expect("own the portal's name");

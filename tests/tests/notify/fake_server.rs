@@ -79,17 +79,13 @@ impl FakeServer {
     /// Serves `org.freedesktop.Notifications` on `bus` with
     /// `capabilities`, numbering notifications from `first_id`.
     pub async fn start(bus: &PrivateBus, capabilities: &[&str], first_id: u32) -> FakeServer {
-        let conn = bus.connect().await;
         let shown = Arc::new(Mutex::new(Vec::new()));
         let iface = Iface {
             shown: shown.clone(),
             capabilities: capabilities.iter().map(|c| (*c).to_owned()).collect(),
             first_id,
         };
-        conn.object_server()
-            .at("/org/freedesktop/Notifications", iface)
-            .await
-            .expect("serve the fake server");
+        let conn = bus.serve_at("/org/freedesktop/Notifications", iface).await;
         conn.request_name("org.freedesktop.Notifications")
             .await
             .expect("own the notification name");

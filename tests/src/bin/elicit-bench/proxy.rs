@@ -416,12 +416,10 @@ impl BookFrontend {
 /// Registers [`BookFrontend`] and answers until the returned task is
 /// aborted.
 async fn answer_book(bus: &PrivateBus) -> tokio::task::JoinHandle<()> {
-    let conn = bus.connect().await;
     let (sender, mut shown) = mpsc::unbounded_channel();
-    conn.object_server()
-        .at("/bench/frontend", BookFrontend { shown: sender })
-        .await
-        .expect("serve Frontend1");
+    let conn = bus
+        .serve_at("/bench/frontend", BookFrontend { shown: sender })
+        .await;
     let broker = Broker1Proxy::builder(&conn)
         .cache_properties(zbus::proxy::CacheProperties::No)
         .build()
