@@ -32,6 +32,11 @@ pub enum Error {
     BadArgument(String),
     /// The durable store failed.
     Storage(String),
+    /// The daemon is stopping and answered no more: the call may or may
+    /// not have been carried out, so a client tries it again (a submission
+    /// under the same submission id) with the next daemon rather than
+    /// giving up.
+    Stopping(String),
     /// The bus itself failed, or a reply carried an unknown error.
     #[zbus(error)]
     Bus(zbus::Error),
@@ -50,6 +55,7 @@ impl fmt::Display for Error {
             Error::WrongState(detail) => write!(f, "wrong state: {detail}"),
             Error::BadArgument(detail) => write!(f, "bad argument: {detail}"),
             Error::Storage(detail) => write!(f, "storage failed: {detail}"),
+            Error::Stopping(detail) => write!(f, "the daemon is stopping: {detail}"),
             Error::Bus(detail) => write!(f, "D-Bus: {detail}"),
         }
     }
@@ -63,10 +69,20 @@ impl Error {
                 JsonRpcCode::INVALID_PARAMS
             }
             Error::LimitExceeded(_) | Error::AccessDenied(_) => JsonRpcCode::SERVER_ERROR,
-            Error::NotFound(_) | Error::WrongState(_) | Error::Storage(_) | Error::Bus(_) => {
-                JsonRpcCode::INTERNAL_ERROR
-            }
+            Error::NotFound(_)
+            | Error::WrongState(_)
+            | Error::Storage(_)
+            | Error::Stopping(_)
+            | Error::Bus(_) => JsonRpcCode::INTERNAL_ERROR,
         }
+    }
+
+    /// Whether the broker is gone or going rather than refusing: the bus
+    /// failed, or the daemon is stopping. A front-end keeps its form and a
+    /// client waits for the next daemon; nothing the caller sent was
+    /// judged wrong.
+    pub fn broker_unreachable(&self) -> bool {
+        matches!(self, Error::Stopping(_) | Error::Bus(_))
     }
 
     /// The text without the variant's prefix, as sent over D-Bus.
@@ -79,7 +95,8 @@ impl Error {
             | Error::NotFound(s)
             | Error::WrongState(s)
             | Error::BadArgument(s)
-            | Error::Storage(s) => s.clone(),
+            | Error::Storage(s)
+            | Error::Stopping(s) => s.clone(),
             Error::Bus(e) => e.to_string(),
         }
     }
@@ -88,5 +105,43 @@ impl Error {
 impl From<SchemaErrors> for Error {
     fn from(errors: SchemaErrors) -> Self {
         Error::InvalidRequest(errors.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use zbus::DBusError;
+
+    use super::Error;
+
+    /// The error a stopping daemon replies with, as its client receives it.
+    fn received(name: &str, text: &str) -> Error {
+        let call = zbus::Message::method_call("/dev/elicitd/Broker", "ListForms")
+            .and_then(|builder| builder.build(&()))
+            .expect("a method call");
+        let name = zbus::names::OwnedErrorName::try_from(name).expect("an error name");
+        Error::from(zbus::Error::MethodError(name, Some(text.to_owned()), call))
+    }
+
+    #[test]
+    fn stopping_crosses_the_bus_as_its_own_name_and_counts_as_unreachable() {
+        let sent = Error::Stopping("its driver has ended".into());
+        assert_eq!(sent.name().as_str(), "dev.elicitd.Error.Stopping");
+        let back = received("dev.elicitd.Error.Stopping", "its driver has ended");
+        assert!(
+            matches!(&back, Error::Stopping(text) if text == "its driver has ended"),
+            "{back:?}"
+        );
+        assert!(back.broker_unreachable());
+    }
+
+    #[test]
+    fn a_refusal_is_not_unreachable() {
+        let storage = received("dev.elicitd.Error.Storage", "No space left on device");
+        assert!(matches!(storage, Error::Storage(_)), "{storage:?}");
+        assert!(!storage.broker_unreachable());
+        let unknown = received("org.freedesktop.DBus.Error.NoReply", "gone");
+        assert!(matches!(unknown, Error::Bus(_)), "{unknown:?}");
+        assert!(unknown.broker_unreachable());
     }
 }

@@ -154,9 +154,7 @@ impl ClientSession {
         let deadline = tokio::time::Instant::now() + patience;
         loop {
             match self.submit(request_json, timeout_secs, Some(submission_id)).await {
-                Err(Error::Bus(error))
-                    if daemon_went_away(&error) && tokio::time::Instant::now() < deadline =>
-                {
+                Err(error) if daemon_went_away(&error) && tokio::time::Instant::now() < deadline => {
                     tracing::info!(%error, "the broker went away during a submission; submitting again once it is back");
                     self.daemon = None;
                     // The form goes again only to a broker that proved it

@@ -225,7 +225,7 @@ impl Actor {
             .await;
         let form = match submitted {
             Ok(form) => form,
-            Err(error @ elicit_proto::Error::Bus(_)) => {
+            Err(error) if error.broker_unreachable() => {
                 // The daemon or the bus went away: start afresh next time.
                 self.lost(&error.to_string());
                 let _ = job.reply.send(Reply::Unavailable(error.to_string()));

@@ -100,11 +100,9 @@ impl Handle {
             reply,
         };
         if self.sender.send(message).is_err() {
-            return Err(Error::Storage("the daemon is stopping".into()));
+            return Err(stopping());
         }
-        result
-            .await
-            .unwrap_or_else(|_| Err(Error::Storage("the daemon is stopping".into())))
+        result.await.unwrap_or_else(|_| Err(stopping()))
     }
 
     /// `Elicit`: the request is parsed and the rules decide here, off the
@@ -240,4 +238,10 @@ impl Handle {
 pub fn unexpected(_reply: &Reply) -> Error {
     tracing::error!("the core replied with the wrong kind of value");
     Error::Storage("the broker replied with the wrong kind of value".into())
+}
+
+/// A call that found the driver ended, or that it dropped unanswered as
+/// it ended.
+fn stopping() -> Error {
+    Error::Stopping("its driver has ended, and the call was not carried out".into())
 }

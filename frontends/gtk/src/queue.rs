@@ -145,7 +145,7 @@ impl Queue {
                 ));
             }
             // The broker is unreachable: keep the form, the user may retry.
-            Err(AnswerError::Broker(Error::Bus(error))) => {
+            Err(AnswerError::Broker(error)) if error.broker_unreachable() => {
                 entry.status = Some(fill(
                     &tr("Could not reach elicitd: {error}"),
                     &[("error", &error)],

@@ -81,12 +81,10 @@ impl ClientSession {
             )
             .await;
         if let Err(error) = resumed {
-            let went_away = daemon_went_away(&error);
             let error = Error::from(error);
-            // The prover left, or began to stop (its calls then fail with
-            // `Storage`), between its proof and this: not attached, and
-            // waiting goes on for the next owner.
-            if went_away || matches!(error, Error::Storage(_)) {
+            // The prover left, or began to stop, between its proof and
+            // this: not attached, and waiting goes on for the next owner.
+            if daemon_went_away(&error) {
                 tracing::info!(%error, "the broker went away while re-attaching; waiting for the next");
                 return Ok(());
             }
@@ -148,16 +146,17 @@ impl ClientSession {
 
 /// Whether a failed call means the broker left the bus (it died before
 /// replying, or is not back yet) rather than refused.
-pub(super) fn daemon_went_away(error: &zbus::Error) -> bool {
-    let zbus::Error::MethodError(name, ..) = error else {
-        return false;
-    };
-    matches!(
-        name.as_str(),
-        "org.freedesktop.DBus.Error.NoReply"
-            | "org.freedesktop.DBus.Error.ServiceUnknown"
-            | "org.freedesktop.DBus.Error.NameHasNoOwner"
-    )
+pub(super) fn daemon_went_away(error: &Error) -> bool {
+    match error {
+        Error::Stopping(_) => true,
+        Error::Bus(zbus::Error::MethodError(name, ..)) => matches!(
+            name.as_str(),
+            "org.freedesktop.DBus.Error.NoReply"
+                | "org.freedesktop.DBus.Error.ServiceUnknown"
+                | "org.freedesktop.DBus.Error.NameHasNoOwner"
+        ),
+        _ => false,
+    }
 }
 
 /// The unique name that owns the broker's name now, if any.

@@ -49,7 +49,7 @@ pub async fn ask_broker(
         tracing::debug!(%error, "closing the consent session failed");
     }
     let outcome = outcome.map_err(|error| match error {
-        elicit_proto::Error::Bus(_) => AuthError::NoBroker(error.to_string()),
+        error if error.broker_unreachable() => AuthError::NoBroker(error.to_string()),
         other => AuthError::BrokerRefused(other.to_string()),
     })?;
     if outcome.action == "accept" {

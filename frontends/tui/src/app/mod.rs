@@ -128,7 +128,7 @@ impl App {
                 }
             }
             // The broker is unreachable: keep the form, the user may retry.
-            Err(Error::Bus(error)) => {
+            Err(error) if error.broker_unreachable() => {
                 if let Some(entry) = self.entries.iter_mut().find(|e| e.form == form) {
                     entry.sending = false;
                     entry.status = Some(fill(

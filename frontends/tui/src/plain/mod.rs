@@ -236,7 +236,7 @@ impl<W: Write> Plain<W> {
                     "{}",
                     fill(&tr("The answer was not taken: {error}"), &[("error", &error)])
                 )?;
-                if matches!(error, Error::Bus(_)) {
+                if error.broker_unreachable() {
                     *step = if matches!(entry.body, Body::Form(ref m) if !m.is_confirmation()) {
                         Step::Review
                     } else {
