@@ -15,6 +15,7 @@
 //! * [`body`] — JSON bodies and SSE streams read with a size cap;
 //! * [`post`] — one message sent, and its answer read;
 //! * [`listen`] — the 2025-era GET stream, reconnected as the server says;
+//! * [`resolve`] — `localhost` as loopback, whatever `/etc/hosts` says;
 //! * [`error`] — what goes wrong, as the host will read it.
 
 pub mod body;
@@ -23,6 +24,7 @@ pub mod error;
 pub mod extra;
 pub mod listen;
 pub mod post;
+pub mod resolve;
 pub mod session;
 
 use std::sync::Arc;
@@ -170,12 +172,14 @@ pub fn shown(url: &Url) -> String {
     shown.to_string()
 }
 
-/// The HTTP client of a bridge: rustls with the ring provider, and
-/// redirects followed only within the server's own origin (a redirect to
-/// another host would carry the session and the token there).
+/// The HTTP client of a bridge: rustls with the ring provider, `localhost`
+/// names on loopback without the system's resolver, and redirects followed
+/// only within the server's own origin (a redirect to another host would
+/// carry the session and the token there).
 pub fn http_client() -> Result<reqwest::Client, BridgeError> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
+        .dns_resolver(resolve::LocalhostIsLoopback)
         .redirect(reqwest::redirect::Policy::custom(|attempt| {
             let first = attempt.previous().first().map(Url::origin);
             if attempt.previous().len() > 5 {
