@@ -260,6 +260,25 @@ pub fn text_of(response: &Value) -> String {
         .unwrap_or_default()
 }
 
+/// Calls the Python peers' `book` tool as request `id`, accepts the form
+/// it asks with `seat` and `count`, and checks that the server booked them:
+/// one brokered elicitation there and back.
+pub async fn book_through(host: &mut Host, frontend: &mut TestFrontend, id: i64, seat: &str, count: u32) {
+    host.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "book", "arguments": {}}}))
+        .await;
+    let shown = frontend.next_show().await;
+    frontend
+        .answer(&shown, "accept", json!({"seat": seat, "count": count}))
+        .await
+        .expect("accept");
+    let (result, _) = host.response(json!(id)).await;
+    let booked = format!("booked {count} x {seat}");
+    assert!(
+        text_of(&result).contains(&booked),
+        "the answer reached the server: {result}"
+    );
+}
+
 /// The Python host of tests/peers/python/host.py.
 pub struct PyHost {
     child: Child,

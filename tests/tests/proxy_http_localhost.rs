@@ -11,7 +11,7 @@ use std::path::Path;
 
 use elicit_tests::binary;
 use elicit_tests::http::python_http_server;
-use elicit_tests::mcp::{Host, system, text_of};
+use elicit_tests::mcp::{Host, book_through, system};
 use serde_json::json;
 use tokio::process::Command;
 
@@ -64,16 +64,5 @@ async fn a_localhost_url_works_with_no_hosts_file_and_no_dns() {
         init["result"]["serverInfo"]["name"], "elicit-test-server",
         "the server at localhost answers the handshake: {init}"
     );
-    host.send(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book","arguments":{}}}))
-        .await;
-    let shown = frontend.next_show().await;
-    frontend
-        .answer(&shown, "accept", json!({"seat": "3C", "count": 1}))
-        .await
-        .expect("accept");
-    let (result, _) = host.response(json!(1)).await;
-    assert!(
-        text_of(&result).contains("booked 1 x 3C"),
-        "the answer reaches the server at localhost: {result}"
-    );
+    book_through(&mut host, &mut frontend, 1, "3C", 1).await;
 }

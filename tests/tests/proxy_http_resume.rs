@@ -6,7 +6,7 @@
 //! for good withdraws the form it carried.
 
 use elicit_tests::http::{Cutter, proxy_url, python_http_server_on};
-use elicit_tests::mcp::{system, text_of};
+use elicit_tests::mcp::{book_through, system, text_of};
 use elicit_tests::{eventually, list_forms};
 use serde_json::json;
 
@@ -48,28 +48,13 @@ async fn a_restarted_server_gets_a_new_session_and_the_host_never_knows() {
     let (bus, _daemon, mut frontend) = system().await;
     let mut host = proxy_url(bus.address(), &server.url, &[]);
     host.initialize(json!({})).await;
-    host.send(book(1)).await;
-    let shown = frontend.next_show().await;
-    frontend
-        .answer(&shown, "accept", json!({"seat": "1A", "count": 1}))
-        .await
-        .expect("accept");
-    host.response(json!(1)).await;
+    book_through(&mut host, &mut frontend, 1, "1A", 1).await;
 
     server.child.kill().await.expect("kill the server");
     drop(server);
     let _restarted = python_http_server_on(port, &[]).await.expect("the server again");
-    host.send(book(2)).await;
-    let shown = frontend.next_show().await;
-    frontend
-        .answer(&shown, "accept", json!({"seat": "2B", "count": 2}))
-        .await
-        .expect("accept");
-    let (result, _) = host.response(json!(2)).await;
-    assert!(
-        text_of(&result).contains("booked 2 x 2B"),
-        "the request went through on a new session: {result}"
-    );
+    // The request goes through on a new session.
+    book_through(&mut host, &mut frontend, 2, "2B", 2).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
