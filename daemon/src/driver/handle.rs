@@ -241,7 +241,8 @@ pub fn unexpected(_reply: &Reply) -> Error {
 }
 
 /// A call that found the driver ended, or that it dropped unanswered as
-/// it ended.
+/// it ended (what it asked may be stored: a submission tried again under
+/// its submission id finds its form).
 fn stopping() -> Error {
-    Error::Stopping("its driver has ended, and the call was not carried out".into())
+    Error::Stopping("it ended before replying; the next daemon takes the call".into())
 }

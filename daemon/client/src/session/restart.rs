@@ -145,7 +145,7 @@ impl ClientSession {
 }
 
 /// Whether a failed call means the broker left the bus (it died before
-/// replying, or is not back yet) rather than refused.
+/// replying, is stopping, or is not back yet) rather than refused.
 pub(super) fn daemon_went_away(error: &Error) -> bool {
     match error {
         Error::Stopping(_) => true,
