@@ -4,8 +4,11 @@
 //! itself (RFC 6761), as curl and browsers do.
 //!
 //! The world is built for the proxy alone: a mount namespace where
-//! `/etc/hosts` and `/etc/resolv.conf` are empty files (`unshare --mount`,
-//! which needs root). The Python server and the test's bus stay outside it.
+//! `/etc/hosts` and `/etc/resolv.conf` are empty files and
+//! `/etc/nsswitch.conf` asks only those two (no `myhostname` or
+//! `resolve` module that knows `localhost` by itself), made with
+//! `unshare --mount`, which needs root. The Python server and the test's
+//! bus stay outside it.
 
 use std::path::Path;
 
@@ -15,14 +18,19 @@ use elicit_tests::mcp::{Host, book_through, system};
 use serde_json::json;
 use tokio::process::Command;
 
-/// `program ARGS…` in a mount namespace of its own where `/etc/hosts` and
-/// `/etc/resolv.conf` are `empty`.
-fn without_hosts(empty: &Path, program: &Path, args: &[&str]) -> Command {
+/// `program ARGS…` in a mount namespace of its own where nothing
+/// resolves a name: the files of `etc` stand over `/etc/hosts`,
+/// `/etc/resolv.conf` and `/etc/nsswitch.conf` (where one is missing,
+/// glibc's default asks nothing that knows `localhost` either).
+fn without_hosts(etc: &Path, program: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new("unshare");
     cmd.args(["--mount", "--", "sh", "-c"])
-        .arg(r#"empty=$1; shift; mount --bind "$empty" /etc/hosts && mount --bind "$empty" /etc/resolv.conf && exec "$@""#)
+        .arg(concat!(
+            r#"etc=$1; shift; for f in hosts resolv.conf nsswitch.conf; do "#,
+            r#"[ -e "/etc/$f" ] || continue; mount --bind "$etc/$f" "/etc/$f" || exit 1; done; exec "$@""#
+        ))
         .arg("sh")
-        .arg(empty)
+        .arg(etc)
         .arg(program)
         .args(args);
     cmd
@@ -37,12 +45,17 @@ async fn a_localhost_url_works_with_no_hosts_file_and_no_dns() {
     let Some(server) = python_http_server().await else {
         return;
     };
-    let dir = tempfile::tempdir().expect("temp dir");
-    let empty = dir.path().join("empty");
-    std::fs::write(&empty, "").expect("an empty file");
+    let etc = tempfile::tempdir().expect("temp dir");
+    for (file, text) in [
+        ("hosts", ""),
+        ("resolv.conf", ""),
+        ("nsswitch.conf", "passwd: files\ngroup: files\nhosts: files dns\n"),
+    ] {
+        std::fs::write(etc.path().join(file), text).expect("a file of the namespace's /etc");
+    }
 
     // The world is what it claims to be: nothing there knows `localhost`.
-    let lookup = without_hosts(&empty, Path::new("getent"), &["ahosts", "localhost"])
+    let lookup = without_hosts(etc.path(), Path::new("getent"), &["ahosts", "localhost"])
         .output()
         .await
         .expect("unshare runs");
@@ -55,7 +68,7 @@ async fn a_localhost_url_works_with_no_hosts_file_and_no_dns() {
     let (bus, _daemon, mut frontend) = system().await;
     let url = format!("http://localhost:{}/mcp", server.port);
     let mut host = Host::spawn(without_hosts(
-        &empty,
+        etc.path(),
         &binary("elicit"),
         &["--bus", bus.address(), "proxy", "--url", &url],
     ));
