@@ -31,7 +31,7 @@ impl Resolve for LocalhostIsLoopback {
 
 /// Whether `host` is `localhost` or a name under it, in any case, with or
 /// without the root's trailing dot.
-pub fn is_localhost(host: &str) -> bool {
+fn is_localhost(host: &str) -> bool {
     let host = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
     host == "localhost" || host.ends_with(".localhost")
 }
