@@ -1,0 +1,1 @@
+//! Tests per format: see the files below.
