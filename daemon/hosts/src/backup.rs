@@ -61,7 +61,10 @@ impl Store {
 
     /// Where the backup of `host_file` is: its path, `/` and `%` escaped.
     fn file(&self, host_file: &Path) -> PathBuf {
-        let name = host_file.to_string_lossy().replace('%', "%25").replace('/', "%2F");
+        let name = host_file
+            .to_string_lossy()
+            .replace('%', "%25")
+            .replace('/', "%2F");
         self.dir.join(format!("{name}.json"))
     }
 
@@ -84,11 +87,10 @@ impl Store {
             .mode(0o600)
             .open(&path)
             .map_err(Error::io(&path))?;
-        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
-            .map_err(|e| Error::Io {
-                path: path.clone(),
-                source: e.into(),
-            })?;
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive).map_err(|e| Error::Io {
+            path: path.clone(),
+            source: e.into(),
+        })?;
         Ok(Lock { _file: file })
     }
 

@@ -105,7 +105,18 @@ fn judge_remote(host: Host, entry: &Entry, key: &str, url: &str) -> Verdict {
     if !streamable {
         return leave("a remote server over SSE: elicit proxy speaks Streamable HTTP only");
     }
-    if !matches!(host, Host::Claude | Host::VsCode | Host::Copilot | Host::Cursor | Host::Windsurf | Host::Gemini | Host::Qwen | Host::Zed | Host::Opencode) {
+    if !matches!(
+        host,
+        Host::Claude
+            | Host::VsCode
+            | Host::Copilot
+            | Host::Cursor
+            | Host::Windsurf
+            | Host::Gemini
+            | Host::Qwen
+            | Host::Zed
+            | Host::Opencode
+    ) {
         return leave("remote servers of this host are not wrapped");
     }
     if url.contains("${") {
@@ -182,10 +193,19 @@ mod tests {
 
     #[test]
     fn a_wrapped_server_is_recognised_by_name_or_path() {
-        assert_eq!(judge(Host::Claude, &stdio("elicit", &["proxy", "--", "x"])), Verdict::Wrapped);
-        assert_eq!(judge(Host::Claude, &stdio("/usr/bin/elicit", &["proxy", "--url", "u"])), Verdict::Wrapped);
+        assert_eq!(
+            judge(Host::Claude, &stdio("elicit", &["proxy", "--", "x"])),
+            Verdict::Wrapped
+        );
+        assert_eq!(
+            judge(Host::Claude, &stdio("/usr/bin/elicit", &["proxy", "--url", "u"])),
+            Verdict::Wrapped
+        );
         // Another program called with `proxy` first is not ours.
-        assert!(matches!(judge(Host::Claude, &stdio("notelicit", &["proxy"])), Verdict::Wrap { .. }));
+        assert!(matches!(
+            judge(Host::Claude, &stdio("notelicit", &["proxy"])),
+            Verdict::Wrap { .. }
+        ));
     }
 
     #[test]
@@ -196,7 +216,9 @@ mod tests {
             headers: vec![("Authorization".into(), "Bearer ${input:token}".into())],
             ..Entry::default()
         };
-        let Verdict::Leave { reason } = judge(Host::VsCode, &entry) else { panic!() };
+        let Verdict::Leave { reason } = judge(Host::VsCode, &entry) else {
+            panic!()
+        };
         assert!(reason.contains("input"), "{reason}");
         entry.headers = vec![("X-Key".into(), "secret".into())];
         assert!(matches!(judge(Host::VsCode, &entry), Verdict::Leave { .. }));
@@ -204,7 +226,9 @@ mod tests {
         assert_eq!(
             judge(Host::VsCode, &entry),
             Verdict::Wrap {
-                argv: ["proxy", "--url", "https://x/mcp", "--header-env", "X-Key=KEY"].map(String::from).to_vec(),
+                argv: ["proxy", "--url", "https://x/mcp", "--header-env", "X-Key=KEY"]
+                    .map(String::from)
+                    .to_vec(),
                 remote: true
             }
         );

@@ -256,7 +256,6 @@ pub fn top_section(file: &HostFile) -> Section {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,9 +269,18 @@ mod tests {
             copilot_home: "/cp".into(),
             project: "/p".into(),
         };
-        assert_eq!(places.files(Host::Codex)[0].path, PathBuf::from("/cx/config.toml"));
-        assert_eq!(places.files(Host::Copilot)[0].path, PathBuf::from("/cp/mcp-config.json"));
-        assert_eq!(places.files(Host::Zed)[0].path, PathBuf::from("/c/zed/settings.json"));
+        assert_eq!(
+            places.files(Host::Codex)[0].path,
+            PathBuf::from("/cx/config.toml")
+        );
+        assert_eq!(
+            places.files(Host::Copilot)[0].path,
+            PathBuf::from("/cp/mcp-config.json")
+        );
+        assert_eq!(
+            places.files(Host::Zed)[0].path,
+            PathBuf::from("/c/zed/settings.json")
+        );
         assert_eq!(places.files(Host::Claude)[1].path, PathBuf::from("/p/.mcp.json"));
         for host in ALL {
             assert_eq!(Host::from_id(host.id()), Some(host));

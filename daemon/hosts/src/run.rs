@@ -84,7 +84,9 @@ impl FileReport {
 
 fn command_of(entry: &Entry) -> Vec<String> {
     match (&entry.program, &entry.url) {
-        (Some(program), _) => std::iter::once(program.clone()).chain(entry.args.iter().cloned()).collect(),
+        (Some(program), _) => std::iter::once(program.clone())
+            .chain(entry.args.iter().cloned())
+            .collect(),
         (None, Some((_, url))) => vec![url.clone()],
         (None, None) => Vec::new(),
     }
@@ -140,7 +142,11 @@ fn same_place(found: &Found, saved: &Saved) -> bool {
 }
 
 fn text_of(found: &Found, text: &str) -> Option<String> {
-    found.span.clone().and_then(|span| text.get(span)).map(str::to_owned)
+    found
+        .span
+        .clone()
+        .and_then(|span| text.get(span))
+        .map(str::to_owned)
 }
 
 /// Wraps the servers of `file`.
@@ -156,7 +162,9 @@ pub fn wrap(store: &Store, file: &HostFile, options: &Options) -> FileReport {
         };
         let found = match format::scan(file, &text) {
             Ok(found) => found,
-            Err(reason) => return FileReport::failed(file, format!("cannot be read, left as it is: {reason}")),
+            Err(reason) => {
+                return FileReport::failed(file, format!("cannot be read, left as it is: {reason}"));
+            }
         };
         let changes: Vec<(Found, Change)> = found
             .iter()
@@ -201,7 +209,10 @@ pub fn wrap(store: &Store, file: &HostFile, options: &Options) -> FileReport {
             Err(e) => return FileReport::failed(file, e),
         }
     }
-    FileReport::failed(file, "it kept changing while elicit edited it; nothing was written")
+    FileReport::failed(
+        file,
+        "it kept changing while elicit edited it; nothing was written",
+    )
 }
 
 /// The backup after a wrap of `text` into `new`: the first original
@@ -268,7 +279,12 @@ fn save_and_write(
 /// The edit, checked before anything is written: every changed entry
 /// is now as asked, every other entry reads as before, and (for a wrap)
 /// a second wrap would change nothing.
-fn checked_edit(file: &HostFile, text: &str, changes: &[(Found, Change)], wrapping: bool) -> Result<String, String> {
+fn checked_edit(
+    file: &HostFile,
+    text: &str,
+    changes: &[(Found, Change)],
+    wrapping: bool,
+) -> Result<String, String> {
     let new = format::edit(file, text, changes)?;
     let before = format::scan(file, text)?;
     let after = format::scan(file, &new).map_err(|e| format!("the edit would not read back: {e}"))?;
@@ -276,7 +292,9 @@ fn checked_edit(file: &HostFile, text: &str, changes: &[(Found, Change)], wrappi
         return Err("the edit would change the number of servers".to_owned());
     }
     for (old, now) in before.iter().zip(&after) {
-        let changed = changes.iter().any(|(c, _)| c.section == old.section && c.name == old.name);
+        let changed = changes
+            .iter()
+            .any(|(c, _)| c.section == old.section && c.name == old.name);
         let verdict = judge(file.host, &now.entry);
         let fine = match (changed, wrapping) {
             (false, _) => old.entry == now.entry && old.name == now.name,
@@ -284,7 +302,10 @@ fn checked_edit(file: &HostFile, text: &str, changes: &[(Found, Change)], wrappi
             (true, false) => verdict != Verdict::Wrapped,
         };
         if !fine {
-            return Err(format!("the edit of server {:?} did not come out as meant", now.name));
+            return Err(format!(
+                "the edit of server {:?} did not come out as meant",
+                now.name
+            ));
         }
     }
     Ok(new)
@@ -303,9 +324,15 @@ pub fn unwrap(store: &Store, file: &HostFile, options: &Options) -> FileReport {
         };
         let found = match format::scan(file, &text) {
             Ok(found) => found,
-            Err(reason) => return FileReport::failed(file, format!("cannot be read, left as it is: {reason}")),
+            Err(reason) => {
+                return FileReport::failed(file, format!("cannot be read, left as it is: {reason}"));
+            }
         };
-        let saved = |f: &Found| before.as_ref().and_then(|b| b.entries.iter().find(|s| same_place(f, s)));
+        let saved = |f: &Found| {
+            before
+                .as_ref()
+                .and_then(|b| b.entries.iter().find(|s| same_place(f, s)))
+        };
         let changes: Vec<(Found, Change)> = found
             .iter()
             .filter(|f| wanted(options, f) && judge(file.host, &f.entry) == Verdict::Wrapped)
@@ -384,5 +411,8 @@ pub fn unwrap(store: &Store, file: &HostFile, options: &Options) -> FileReport {
         }
         return outcome;
     }
-    FileReport::failed(file, "it kept changing while elicit edited it; nothing was written")
+    FileReport::failed(
+        file,
+        "it kept changing while elicit edited it; nothing was written",
+    )
 }

@@ -51,7 +51,8 @@ pub fn replace(path: &Path, expected: &str, new: &str) -> Result<Written, Error>
     // Same owner: root editing a user's file must not hand it to root. As
     // the owner, a chown to oneself is a no-op; anything else we cannot
     // do is left as the system made it.
-    let same = meta.uid() == rustix::process::geteuid().as_raw() && meta.gid() == rustix::process::getegid().as_raw();
+    let same = meta.uid() == rustix::process::geteuid().as_raw()
+        && meta.gid() == rustix::process::getegid().as_raw();
     if !same {
         let _ = rustix::fs::fchown(
             &*file,
@@ -116,7 +117,10 @@ mod tests {
         assert_eq!(replace(&path, "{}", "{\"a\":1}").expect("replace"), Written::Done);
         assert_eq!(std::fs::read_to_string(&path).expect("read"), "{\"a\":1}");
         assert_eq!(std::fs::metadata(&path).expect("meta").mode() & 0o777, 0o640);
-        assert_eq!(replace(&path, "{}", "{\"b\":1}").expect("replace"), Written::Changed);
+        assert_eq!(
+            replace(&path, "{}", "{\"b\":1}").expect("replace"),
+            Written::Changed
+        );
         assert_eq!(std::fs::read_to_string(&path).expect("read"), "{\"a\":1}");
         // Nothing left behind.
         assert_eq!(std::fs::read_dir(dir.path()).expect("ls").count(), 1);
@@ -130,7 +134,12 @@ mod tests {
         std::fs::write(&real, "{}").expect("write");
         std::os::unix::fs::symlink(&real, &link).expect("link");
         assert_eq!(replace(&link, "{}", "[]").expect("replace"), Written::Done);
-        assert!(std::fs::symlink_metadata(&link).expect("meta").file_type().is_symlink());
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .expect("meta")
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(std::fs::read_to_string(&real).expect("read"), "[]");
     }
 }

@@ -178,7 +178,9 @@ pub fn edit(file: &HostFile, text: &str, changes: &[(Found, Change)]) -> Result<
                     _ if inner_command(&found.entry).is_some() => {
                         unwrap_stdio(file.host, text, object, &found.entry, *had_args, &mut splices)?
                     }
-                    (Some(original), _) => splices.put(object.range.start..object.range.end, original.clone()),
+                    (Some(original), _) => {
+                        splices.put(object.range.start..object.range.end, original.clone())
+                    }
                     (None, _) => return Err(format!("server {:?} is not as wrap left it", found.name)),
                 }
             }
@@ -279,7 +281,11 @@ fn wrap_remote(
         remove_prop(text, object, headers, splices);
     }
     if let Some(kind) = object.get("type") {
-        let local = if matches!(host, Host::Opencode | Host::Copilot) { "local" } else { "stdio" };
+        let local = if matches!(host, Host::Opencode | Host::Copilot) {
+            "local"
+        } else {
+            "stdio"
+        };
         splices.put(range(&kind.value), quote(local));
     }
     Ok(())
@@ -306,7 +312,10 @@ fn prepend(text: &str, array: &Array<'_>, items: &[String], splices: &mut Splice
             let at = first.range().start;
             splices.put(at..at, insert);
         }
-        None => splices.put(array.range.start..array.range.end, format!("[{}]", quoted.join(", "))),
+        None => splices.put(
+            array.range.start..array.range.end,
+            format!("[{}]", quoted.join(", ")),
+        ),
     }
 }
 

@@ -8,7 +8,9 @@ use crate::entry::{Entry, inner_command};
 use crate::host::{HostFile, Section, top_section};
 
 fn parse(text: &str) -> Result<DocumentMut, String> {
-    let document: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| e.to_string().trim().to_owned())?;
+    let document: DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| e.to_string().trim().to_owned())?;
     // An edit is only as careful as the round trip under it.
     if document.to_string() != text {
         return Err("toml_edit cannot write this file back unchanged".to_owned());
@@ -23,9 +25,7 @@ pub fn scan(file: &HostFile, text: &str) -> Result<Vec<Found>, String> {
     let Some(servers) = document.get(&section.path[0]) else {
         return Ok(Vec::new());
     };
-    let servers = servers
-        .as_table_like()
-        .ok_or("its mcp_servers is not a table")?;
+    let servers = servers.as_table_like().ok_or("its mcp_servers is not a table")?;
     Ok(servers
         .iter()
         .map(|(name, item)| read_entry(section.clone(), name, item))
@@ -138,8 +138,17 @@ fn prepend(args: &mut Array, head: &[String]) {
         }
         return;
     };
-    let lead = first.decor().prefix().and_then(|p| p.as_str()).unwrap_or("").to_owned();
-    let rest = if lead.contains('\n') { lead.clone() } else { " ".to_owned() };
+    let lead = first
+        .decor()
+        .prefix()
+        .and_then(|p| p.as_str())
+        .unwrap_or("")
+        .to_owned();
+    let rest = if lead.contains('\n') {
+        lead.clone()
+    } else {
+        " ".to_owned()
+    };
     if let Some(first) = args.get_mut(0) {
         first.decor_mut().set_prefix(rest.clone());
     }

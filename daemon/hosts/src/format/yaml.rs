@@ -84,7 +84,9 @@ fn read_entry(host: Host, section: Section, name: String, value: &YamlNode) -> F
     }
     if let Some(args) = value.get("args") {
         has_args = true;
-        let strings: Option<Vec<String>> = args.as_sequence().and_then(|s| s.values().map(|v| scalar(&v)).collect());
+        let strings: Option<Vec<String>> = args
+            .as_sequence()
+            .and_then(|s| s.values().map(|v| scalar(&v)).collect());
         match strings {
             Some(args) => entry.args = args,
             // `args:` with nothing after it is an empty list to the hosts.
@@ -111,8 +113,13 @@ fn read_entry(host: Host, section: Section, name: String, value: &YamlNode) -> F
 /// A scalar as YAML would read it back as the same string: plain where
 /// that is safe, else double-quoted.
 fn yaml_scalar(value: &str) -> String {
-    let plain = value.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || "/._~".contains(c))
-        && value.chars().all(|c| c.is_ascii_alphanumeric() || "_./@+=~-".contains(c))
+    let plain = value
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || "/._~".contains(c))
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./@+=~-".contains(c))
         && !matches!(
             value.to_ascii_lowercase().as_str(),
             "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "y" | "n" | "~"
@@ -141,26 +148,41 @@ pub fn edit(host: Host, text: &str, changes: &[(Found, Change)]) -> Result<Strin
             .get(program_key(host))
             .ok_or_else(|| format!("server {:?} has no command", found.name))?;
         match change {
-            Change::Wrap { program: elicit, argv, .. } => {
+            Change::Wrap {
+                program: elicit,
+                argv,
+                ..
+            } => {
                 splices.put(span(&program), yaml_scalar(elicit));
                 let head: Vec<String> = argv[..3].iter().map(|a| yaml_scalar(a)).collect();
                 match node.get("args") {
                     Some(args) if args.as_sequence().is_some() => prepend(text, &args, &head, &mut splices),
-                    Some(args) => splices.put(span(&args), format!(" [{}]", head.join(", ")).trim_start().to_owned()),
+                    Some(args) => splices.put(
+                        span(&args),
+                        format!(" [{}]", head.join(", ")).trim_start().to_owned(),
+                    ),
                     None => {
                         let at = line_end(text, span(&program).end);
                         let indent = indentation(text, span(&program).start);
-                        let newline = if at == text.len() && !text.ends_with('\n') { "\n" } else { "" };
+                        let newline = if at == text.len() && !text.ends_with('\n') {
+                            "\n"
+                        } else {
+                            ""
+                        };
                         splices.put(at..at, format!("{newline}{indent}args: [{}]\n", head.join(", ")));
                     }
                 }
             }
             Change::Unwrap {
-                original, wrapped, had_args,
+                original,
+                wrapped,
+                had_args,
             } => {
                 let current = &text[span(&node)];
                 match (original, wrapped) {
-                    (Some(original), Some(wrapped)) if current == wrapped => splices.put(span(&node), original.clone()),
+                    (Some(original), Some(wrapped)) if current == wrapped => {
+                        splices.put(span(&node), original.clone())
+                    }
                     _ => {
                         let (inner, rest) = inner_command(&found.entry)
                             .ok_or_else(|| format!("server {:?} is not as wrap left it", found.name))?;
@@ -185,7 +207,9 @@ fn line_start(text: &str, at: usize) -> usize {
 }
 
 fn items(args: &YamlNode) -> Vec<Range<usize>> {
-    args.as_sequence().map(|s| s.values().map(|v| span(&v)).collect()).unwrap_or_default()
+    args.as_sequence()
+        .map(|s| s.values().map(|v| span(&v)).collect())
+        .unwrap_or_default()
 }
 
 fn is_flow(text: &str, args: &YamlNode) -> bool {
@@ -225,7 +249,11 @@ fn drop_front(text: &str, args: &YamlNode, remove_key: bool, splices: &mut Splic
     if remove_key {
         // The `args:` line wrap added, and what follows it.
         let key = text[..whole.start].rfind("args").ok_or("its args key is gone")?;
-        let end = if is_flow(text, args) { line_end(text, whole.end) } else { line_end(text, items[2].end) };
+        let end = if is_flow(text, args) {
+            line_end(text, whole.end)
+        } else {
+            line_end(text, items[2].end)
+        };
         splices.put(line_start(text, key)..end, "");
         return Ok(());
     }
