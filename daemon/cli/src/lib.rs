@@ -6,12 +6,14 @@ mod auth_args;
 mod check;
 mod control;
 mod demo;
+mod hosts;
 mod input;
 mod out;
 mod policy;
 mod proxy;
 mod remote_args;
 mod serve;
+mod wrap;
 
 use std::process::ExitCode;
 
@@ -61,6 +63,9 @@ enum Command {
     /// with example forms.
     Demo(demo::Args),
     Proxy(Box<proxy::Args>),
+    Hosts(hosts::Args),
+    Wrap(wrap::WrapArgs),
+    Unwrap(wrap::UnwrapArgs),
     Serve(Box<serve::Args>),
     /// Write man pages and shell completions into DIR (packaging).
     #[command(hide = true)]
@@ -102,6 +107,9 @@ pub fn main() -> ExitCode {
                 Command::Demo(args) => demo::run(args, bus).await,
                 Command::Proxy(args) => proxy::run(*args, bus).await,
                 Command::Serve(args) => serve::run(*args, bus).await,
+                Command::Hosts(args) => hosts::run(args),
+                Command::Wrap(args) => wrap::wrap(args),
+                Command::Unwrap(args) => wrap::unwrap(args),
                 Command::GenerateDocs { dir } => Ok(generate_docs(&dir)),
             }
         }),

@@ -85,7 +85,10 @@ pub fn judge(host: Host, entry: &Entry) -> Verdict {
             Verdict::Wrap { argv, remote: false }
         }
         (Some(_), Some(other)) => leave(&format!("its type {other:?} is not one elicit knows")),
-        (None, _) => leave("it has neither a command nor a URL"),
+        (None, Some(other)) => leave(&format!(
+            "its type {other:?} runs inside the host, not as a command"
+        )),
+        (None, None) => leave("it has neither a command nor a URL"),
     }
 }
 

@@ -156,6 +156,7 @@ pub struct HostFile {
     pub path: PathBuf,
     /// User or project file (Claude Code's `~/.claude.json` is a user file
     /// that also holds the local scopes, found when it is read).
+    #[serde(flatten)]
     pub scope: Scope,
 }
 

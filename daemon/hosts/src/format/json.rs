@@ -124,6 +124,12 @@ fn read_entry(host: Host, section: Section, prop: &ObjectProp<'_>) -> Found {
                     None => entry.odd = Some("its headers are not an object".to_owned()),
                 }
             }
+            if object
+                .get_string("source")
+                .is_some_and(|s| s.value == "extension")
+            {
+                entry.odd = Some("a Zed extension's server, which Zed starts itself".to_owned());
+            }
             if entry.url.is_some() && entry.program.is_some() {
                 entry.odd = Some("it has both a command and a URL".to_owned());
             }
