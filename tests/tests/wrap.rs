@@ -269,9 +269,12 @@ fn a_host_rewriting_its_file_while_wrap_runs_loses_no_edit() {
                 n += 1;
                 host_rewrite(&path, n);
                 writes.store(n, Ordering::SeqCst);
-                // A host writes on its events, not without pause: a file
-                // rewritten back to back can never be edited by anyone.
-                std::thread::sleep(Duration::from_millis(2));
+                // Pacing, not synchronisation: Claude Code writes on its
+                // events (a start, a session, a setting), seconds apart; 50
+                // writes a second is far more, and a file rewritten back to
+                // back could never be edited by anyone (an edit takes some
+                // fsyncs, about 5 ms each on a CI disk).
+                std::thread::sleep(Duration::from_millis(20));
             }
             n
         })
