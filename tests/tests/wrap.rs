@@ -38,7 +38,9 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 fn files_under(dir: &Path, out: &mut BTreeMap<PathBuf, (Vec<u8>, u32)>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries {
         let entry = entry.expect("entry");
         let path = entry.path();
@@ -85,7 +87,7 @@ impl Desk {
     /// `elicit ARGS` as the user, in the project folder. `PATH` holds no
     /// `elicit`, so wrap writes the absolute path of the one under test.
     fn elicit(&self, args: &[&str]) -> Output {
-        let output = Command::new(binary("elicit"))
+        Command::new(binary("elicit"))
             .args(args)
             .current_dir(self.project())
             .env("HOME", self.home())
@@ -95,8 +97,7 @@ impl Desk {
             .env_remove("COPILOT_HOME")
             .env("PATH", "/usr/bin:/bin")
             .output()
-            .expect("run elicit");
-        output
+            .expect("run elicit")
     }
 
     /// Every file of the home and the project, with its mode.
@@ -169,7 +170,11 @@ fn round_trip(desk: &Desk) {
     ok(desk.elicit(&["unwrap", "--all"]));
     let after = desk.snapshot();
     for (path, original) in &before {
-        assert!(after[path] == *original, "{} not given back byte for byte", path.display());
+        assert!(
+            after[path] == *original,
+            "{} not given back byte for byte",
+            path.display()
+        );
     }
     // Nothing of ours is left behind: no temporary file, no backup.
     assert_eq!(after.len(), before.len());
@@ -186,7 +191,8 @@ fn every_fixture_is_wrapped_once_and_given_back_byte_for_byte() {
     let desk = Desk::with_fixtures();
     // Modes a user may have chosen stay theirs.
     for (file, mode) in [(".claude.json", 0o600), (".codex/config.toml", 0o640)] {
-        std::fs::set_permissions(desk.home().join(file), std::fs::Permissions::from_mode(mode)).expect("chmod");
+        std::fs::set_permissions(desk.home().join(file), std::fs::Permissions::from_mode(mode))
+            .expect("chmod");
     }
     round_trip(&desk);
 }
@@ -218,7 +224,10 @@ fn a_malformed_file_is_named_and_the_others_are_still_done() {
         "{shown}"
     );
     assert_eq!(std::fs::read(&broken).expect("read"), broken_bytes);
-    assert_ne!(std::fs::read(desk.home().join(".claude.json")).expect("read"), claude);
+    assert_ne!(
+        std::fs::read(desk.home().join(".claude.json")).expect("read"),
+        claude
+    );
 }
 
 #[test]
@@ -231,9 +240,17 @@ fn server_names_from_files_are_escaped_on_the_terminal() {
     .expect("write");
     for args in [&["hosts"][..], &["wrap", "--all", "--dry-run"]] {
         let output = ok(desk.elicit(args));
-        assert!(!output.stdout.contains(&0x1b) && !output.stdout.contains(&0x07), "{}", text(&output));
+        assert!(
+            !output.stdout.contains(&0x1b) && !output.stdout.contains(&0x07),
+            "{}",
+            text(&output)
+        );
         // Shown, escaped, so the reader sees what was there.
-        assert!(String::from_utf8_lossy(&output.stdout).contains("x\\u{1b}[2Jy"), "{}", text(&output));
+        assert!(
+            String::from_utf8_lossy(&output.stdout).contains("x\\u{1b}[2Jy"),
+            "{}",
+            text(&output)
+        );
     }
 }
 
@@ -298,7 +315,12 @@ fn a_host_rewriting_its_file_while_wrap_runs_loses_no_edit() {
         .iter()
         .map(|v| v.as_u64().expect("number"))
         .collect();
-    assert_eq!(history, (1..=last as u64).collect::<Vec<_>>(), "{}", text(&during));
+    assert_eq!(
+        history,
+        (1..=last as u64).collect::<Vec<_>>(),
+        "{}",
+        text(&during)
+    );
     // Each entry is whole: as it was, or wrapped.
     for (name, server) in value["mcpServers"].as_object().expect("servers") {
         let command = server["command"].as_str().unwrap_or("");
@@ -316,7 +338,10 @@ fn a_host_rewriting_its_file_while_wrap_runs_loses_no_edit() {
         "{}",
         text(&during)
     );
-    eprintln!("wrap while the host wrote {written_during} times: {}", shown.lines().next().unwrap_or(""));
+    eprintln!(
+        "wrap while the host wrote {written_during} times: {}",
+        shown.lines().next().unwrap_or("")
+    );
 
     // With the host quiet, everything is wrapped and its edits stay.
     ok(desk.elicit(&["wrap", "claude"]));
@@ -332,7 +357,9 @@ fn a_host_rewriting_its_file_while_wrap_runs_loses_no_edit() {
 /// desk's home; `None` (a failure under `CI`) when it is not installed.
 fn host_cli(desk: &Desk, program: &str, args: &[&str]) -> Option<()> {
     let path = elicit_tests::node::node_path()?;
-    let installed = elicit_tests::mcp::peers().join("node/node_modules/.bin").join(program);
+    let installed = elicit_tests::mcp::peers()
+        .join("node/node_modules/.bin")
+        .join(program);
     if !installed.exists() {
         return elicit_tests::mcp::missing(&format!("{program} (npm, tests/peers/node)"));
     }
@@ -358,19 +385,65 @@ const EVERYTHING: [&str; 3] = ["npx", "-y", "@modelcontextprotocol/server-everyt
 #[test]
 fn configs_written_by_the_hosts_own_clis() {
     let desk = Desk::new();
-    let everything = |head: &[&str]| -> Vec<String> { head.iter().chain(EVERYTHING.iter()).map(|s| (*s).to_owned()).collect() };
+    let everything = |head: &[&str]| -> Vec<String> {
+        head.iter()
+            .chain(EVERYTHING.iter())
+            .map(|s| (*s).to_owned())
+            .collect()
+    };
     let written = (|| {
         let user = everything(&["mcp", "add", "-s", "user", "everything", "--"]);
-        host_cli(&desk, "claude", &user.iter().map(String::as_str).collect::<Vec<_>>())?;
+        host_cli(
+            &desk,
+            "claude",
+            &user.iter().map(String::as_str).collect::<Vec<_>>(),
+        )?;
         // The default scope: local, this project's entry in ~/.claude.json.
-        host_cli(&desk, "claude", &["mcp", "add", "local-one", "-e", "KEY=value", "--", "node", "server.js", "--flag"])?;
-        host_cli(&desk, "claude", &["mcp", "add", "--transport", "http", "remote", "https://example.com/mcp"])?;
+        host_cli(
+            &desk,
+            "claude",
+            &[
+                "mcp",
+                "add",
+                "local-one",
+                "-e",
+                "KEY=value",
+                "--",
+                "node",
+                "server.js",
+                "--flag",
+            ],
+        )?;
+        host_cli(
+            &desk,
+            "claude",
+            &[
+                "mcp",
+                "add",
+                "--transport",
+                "http",
+                "remote",
+                "https://example.com/mcp",
+            ],
+        )?;
         let codex = everything(&["mcp", "add", "everything", "--env", "K=V", "--"]);
-        host_cli(&desk, "codex", &codex.iter().map(String::as_str).collect::<Vec<_>>())?;
+        host_cli(
+            &desk,
+            "codex",
+            &codex.iter().map(String::as_str).collect::<Vec<_>>(),
+        )?;
         let gemini = everything(&["mcp", "add", "-s", "user", "everything"]);
-        host_cli(&desk, "gemini", &gemini.iter().map(String::as_str).collect::<Vec<_>>())?;
+        host_cli(
+            &desk,
+            "gemini",
+            &gemini.iter().map(String::as_str).collect::<Vec<_>>(),
+        )?;
         // Gemini's default scope: the project's .gemini/settings.json.
-        host_cli(&desk, "gemini", &["mcp", "add", "project-one", "node", "server.js"])
+        host_cli(
+            &desk,
+            "gemini",
+            &["mcp", "add", "project-one", "node", "server.js"],
+        )
     })();
     if written.is_none() {
         return;
@@ -382,7 +455,12 @@ fn configs_written_by_the_hosts_own_clis() {
     let hosts = desk.hosts();
     let listed = states(&hosts);
     for wanted in ["everything", "local-one", "remote", "project-one"] {
-        assert!(listed.iter().any(|(_, name, state)| name == wanted && state == "wrap"), "{wanted}: {hosts}");
+        assert!(
+            listed
+                .iter()
+                .any(|(_, name, state)| name == wanted && state == "wrap"),
+            "{wanted}: {hosts}"
+        );
     }
     // Only the config files, not the hosts' other state, are compared.
     round_trip_files(
@@ -409,6 +487,10 @@ fn round_trip_files(desk: &Desk, files: &[PathBuf]) {
     assert!(read() == wrapped, "a second wrap changed a byte");
     ok(desk.elicit(&["unwrap", "--all"]));
     for (index, file) in files.iter().enumerate() {
-        assert!(read()[index] == before[index], "{} not given back byte for byte", file.display());
+        assert!(
+            read()[index] == before[index],
+            "{} not given back byte for byte",
+            file.display()
+        );
     }
 }

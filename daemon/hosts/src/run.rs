@@ -134,7 +134,7 @@ pub fn survey(file: &HostFile) -> FileReport {
 }
 
 fn wanted(options: &Options, found: &Found) -> bool {
-    options.servers.is_empty() || options.servers.iter().any(|s| *s == found.name)
+    options.servers.is_empty() || options.servers.contains(&found.name)
 }
 
 fn same_place(found: &Found, saved: &Saved) -> bool {
