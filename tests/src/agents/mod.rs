@@ -102,6 +102,13 @@ impl Bench {
 
     /// Starts the host on `server`, asking `ask`.
     pub async fn run(&self, server: &Server, ask: &Ask) -> Run {
+        self.run_then(server, ask, |_| {}).await
+    }
+
+    /// As [`Bench::run`], with `configured(home)` called once the host's
+    /// configuration is written and before the host starts: a test that
+    /// has `elicit wrap` make the configuration (tests/tests/wrap_claude.rs).
+    pub async fn run_then(&self, server: &Server, ask: &Ask, configured: impl FnOnce(&Path)) -> Run {
         let home = self.bus.dir();
         let mut fake = None;
         let mut model_url = None;
@@ -132,6 +139,7 @@ impl Bench {
         let mut command = self
             .agent
             .command(home, &self.work, server, ask, model_url.as_deref());
+        configured(home);
         let path = crate::node::node_path().expect("the pinned node");
         let mut dirs = vec![
             binary("elicit")
