@@ -384,6 +384,8 @@ pub fn unwrap(store: &Store, file: &HostFile, options: &Options) -> FileReport {
             outcome.preview = Some((text, new));
             return outcome;
         }
+        // Kept: the entries still wrapped and not given back now; one the
+        // user removed or unwrapped by hand has nothing left to give back.
         let after = before.as_ref().map(|b| Backup {
             path: b.path.clone(),
             original: None,
@@ -392,6 +394,11 @@ pub fn unwrap(store: &Store, file: &HostFile, options: &Options) -> FileReport {
                 .entries
                 .iter()
                 .filter(|s| !changes.iter().any(|(f, _)| same_place(f, s)))
+                .filter(|s| {
+                    found
+                        .iter()
+                        .any(|f| same_place(f, s) && judge(file.host, &f.entry) == Verdict::Wrapped)
+                })
                 .cloned()
                 .collect(),
         });

@@ -43,7 +43,15 @@ pub fn quote(value: &str) -> String {
 pub fn separator(text: &str, open: usize, first: usize) -> String {
     let before = &text[open..first];
     match before.rfind('\n') {
-        Some(line) if before[line..].trim().is_empty() => before[line..].to_owned(),
+        // With the `\r` of a CRLF file.
+        Some(line) if before[line..].trim().is_empty() => {
+            let start = if before[..line].ends_with('\r') {
+                line - 1
+            } else {
+                line
+            };
+            before[start..].to_owned()
+        }
         _ => " ".to_owned(),
     }
 }
@@ -54,4 +62,12 @@ pub fn indentation(text: &str, at: usize) -> &str {
     let rest = &text[line..];
     let width = rest.len() - rest.trim_start_matches([' ', '\t']).len();
     &rest[..width]
+}
+
+/// The line break the file uses: `\r\n` if its first line ends so.
+pub fn line_break(text: &str) -> &'static str {
+    match text.find('\n') {
+        Some(at) if text[..at].ends_with('\r') => "\r\n",
+        _ => "\n",
+    }
 }

@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use yaml_edit::{Mapping, YamlFile, YamlNode};
 
-use super::splice::{Splices, indentation, quote, separator};
+use super::splice::{Splices, indentation, line_break, quote, separator};
 use super::{Change, Found};
 use crate::entry::{Entry, inner_command};
 use crate::host::{Host, HostFile, Section, top_section};
@@ -164,12 +164,16 @@ pub fn edit(host: Host, text: &str, changes: &[(Found, Change)]) -> Result<Strin
                     None => {
                         let at = line_end(text, span(&program).end);
                         let indent = indentation(text, span(&program).start);
+                        let eol = line_break(text);
                         let newline = if at == text.len() && !text.ends_with('\n') {
-                            "\n"
+                            eol
                         } else {
                             ""
                         };
-                        splices.put(at..at, format!("{newline}{indent}args: [{}]\n", head.join(", ")));
+                        splices.put(
+                            at..at,
+                            format!("{newline}{indent}args: [{}]{eol}", head.join(", ")),
+                        );
                     }
                 }
             }
@@ -236,7 +240,8 @@ fn prepend(text: &str, args: &YamlNode, head: &[String], splices: &mut Splices) 
     let start = line_start(text, dash);
     let lead = &text[start..dash];
     let gap = &text[dash + 1..first.start];
-    let insert: String = head.iter().map(|h| format!("{lead}-{gap}{h}\n")).collect();
+    let eol = line_break(text);
+    let insert: String = head.iter().map(|h| format!("{lead}-{gap}{h}{eol}")).collect();
     splices.put(start..start, insert);
 }
 

@@ -192,3 +192,35 @@ fn only_the_named_servers_are_wrapped() {
     assert_eq!(names(&report, Action::Wrapped), vec!["stripe".to_owned()]);
     let _ = fixture_path("home/.claude.json");
 }
+
+#[test]
+fn a_crlf_file_keeps_its_line_breaks() {
+    let original = fixture("home/.claude.json").replace('\n', "\r\n");
+    let bench = Bench::new(Host::Claude, Scope::User, ".claude.json", &original);
+    assert_eq!(bench.wrap().error, None);
+    let wrapped = bench.text();
+    assert_eq!(
+        wrapped.matches('\n').count(),
+        wrapped.matches("\r\n").count(),
+        "{wrapped:?}"
+    );
+    assert_eq!(bench.unwrap().error, None);
+    assert_eq!(bench.text(), original);
+}
+
+#[test]
+fn a_server_removed_by_the_user_leaves_no_backup_behind() {
+    let (bench, _) = bench(&CASES[1]);
+    assert_eq!(bench.wrap().error, None);
+    // The user deletes the wrapped server by hand.
+    let text = bench.text();
+    let mut value: serde_json::Value = serde_json::from_str(&text).expect("json");
+    value["mcpServers"]
+        .as_object_mut()
+        .expect("servers")
+        .remove("shared-server");
+    bench.set(&serde_json::to_string_pretty(&value).expect("json"));
+    let report = bench.unwrap();
+    assert_eq!(report.error, None);
+    assert_eq!(bench.store.load(&bench.file.path).expect("load"), None);
+}

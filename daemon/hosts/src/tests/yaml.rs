@@ -69,3 +69,18 @@ fn block_lists_get_lines_as_their_items_are() {
         "{text}"
     );
 }
+
+#[test]
+fn a_crlf_file_keeps_its_line_breaks() {
+    let original = fixture("home/.continue/config.yaml").replace('\n', "\r\n");
+    let bench = Bench::new(Host::Continue, Scope::User, "config.yaml", &original);
+    assert_eq!(bench.wrap().error, None);
+    let wrapped = bench.text();
+    assert_eq!(
+        wrapped.matches('\n').count(),
+        wrapped.matches("\r\n").count(),
+        "{wrapped:?}"
+    );
+    assert_eq!(bench.unwrap().error, None);
+    assert_eq!(bench.text(), original);
+}
