@@ -11,9 +11,10 @@ use serde::Serialize;
 
 use crate::out::say;
 
-/// List every MCP host config found and each server in it: wrapped, to
-/// be wrapped, or left alone and why; and whether `elicit` is on the PATH
-/// the hosts will see.
+/// List the MCP host configs found and their servers, wrapped or not.
+///
+/// Each server is wrapped, to be wrapped, or left alone and why; and the
+/// first line says whether `elicit` is on the PATH the hosts will see.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Print JSON instead of text.

@@ -26,19 +26,22 @@ pub struct Args {
     dry_run: bool,
 }
 
-/// Put `elicit proxy --` in front of each stdio server's command in the
-/// hosts' configs (and `elicit proxy --url` in place of a remote server
-/// the proxy can reach as the host would). Everything else in the files
-/// stays as it was; a backup under elicitd's state directory lets
-/// `elicit unwrap` give it back.
+/// Put `elicit proxy --` in front of the MCP servers in the hosts' configs.
+///
+/// Each stdio server's command gets `elicit proxy --` in front (and a
+/// remote server the proxy can reach as the host would becomes `elicit
+/// proxy --url`). Everything else in the files stays as it was; a backup
+/// under elicitd's state directory lets `elicit unwrap` give it back.
 #[derive(Debug, clap::Args)]
 pub struct WrapArgs {
     #[command(flatten)]
     which: Args,
 }
 
-/// Give back what `elicit wrap` changed: the whole file byte for byte
-/// where nothing else changed meanwhile, else the entries.
+/// Give back what `elicit wrap` changed.
+///
+/// The whole file comes back byte for byte where nothing else changed
+/// meanwhile; else only the entries do.
 #[derive(Debug, clap::Args)]
 pub struct UnwrapArgs {
     #[command(flatten)]

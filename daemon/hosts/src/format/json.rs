@@ -8,7 +8,7 @@ use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, ParseOptions};
 
 use super::splice::{Splices, quote, separator};
-use super::{Change, Found};
+use super::{Change, Found, stdio_head};
 use crate::entry::{Entry, inner_command};
 use crate::host::{Host, HostFile, Scope, Section, top_section};
 
@@ -212,6 +212,7 @@ fn wrap_stdio(
     argv: &[String],
     splices: &mut Splices,
 ) -> Result<(), String> {
+    let argv = stdio_head(argv)?;
     if host == Host::Opencode {
         let command = object.get_array("command").ok_or("its command is not a list")?;
         let mut head = vec![program.to_owned()];
@@ -223,10 +224,10 @@ fn wrap_stdio(
     let command = holder.get(key).ok_or("it has no command")?;
     splices.put(range(&command.value), quote(program));
     match holder.get_array("args") {
-        Some(args) => prepend(text, args, &argv[..3], splices),
+        Some(args) => prepend(text, args, argv, splices),
         None => {
             let sep = prop_separator(text, holder, command);
-            let list = argv[..3].iter().map(|a| quote(a)).collect::<Vec<_>>().join(", ");
+            let list = argv.iter().map(|a| quote(a)).collect::<Vec<_>>().join(", ");
             let end = command.range.end;
             splices.put(end..end, format!(",{sep}\"args\": [{list}]"));
         }

@@ -53,6 +53,15 @@ pub enum Change {
     },
 }
 
+/// The first three of a stdio wrap's `argv`: `proxy`, `--`, the program,
+/// which go before the entry's own arguments.
+pub fn stdio_head(argv: &[String]) -> Result<&[String], String> {
+    match argv.get(..3) {
+        Some(head) if head[1] == "--" => Ok(head),
+        _ => Err("not a stdio wrap".to_owned()),
+    }
+}
+
 /// Every server in `text`, a file of `file.host`.
 pub fn scan(file: &HostFile, text: &str) -> Result<Vec<Found>, String> {
     match file.host.format() {

@@ -3,7 +3,7 @@
 
 use toml_edit::{Array, DocumentMut, Item, TableLike, Value};
 
-use super::{Change, Found};
+use super::{Change, Found, stdio_head};
 use crate::entry::{Entry, inner_command};
 use crate::host::{HostFile, Section, top_section};
 
@@ -79,7 +79,7 @@ pub fn edit(text: &str, changes: &[(Found, Change)]) -> Result<String, String> {
             .and_then(Item::as_table_like_mut)
             .ok_or_else(|| format!("server {:?} is gone", found.name))?;
         match change {
-            Change::Wrap { program, argv, .. } => wrap(table, program, &argv[..3])?,
+            Change::Wrap { program, argv, .. } => wrap(table, program, stdio_head(argv)?)?,
             Change::Unwrap { had_args, .. } => {
                 let (inner, _) = inner_command(&found.entry)
                     .ok_or_else(|| format!("server {:?} is not as wrap left it", found.name))?;

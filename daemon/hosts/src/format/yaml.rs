@@ -8,7 +8,7 @@ use std::ops::Range;
 use yaml_edit::{Mapping, YamlFile, YamlNode};
 
 use super::splice::{Splices, indentation, line_break, quote, separator};
-use super::{Change, Found};
+use super::{Change, Found, stdio_head};
 use crate::entry::{Entry, inner_command};
 use crate::host::{Host, HostFile, Section, top_section};
 
@@ -154,7 +154,7 @@ pub fn edit(host: Host, text: &str, changes: &[(Found, Change)]) -> Result<Strin
                 ..
             } => {
                 splices.put(span(&program), yaml_scalar(elicit));
-                let head: Vec<String> = argv[..3].iter().map(|a| yaml_scalar(a)).collect();
+                let head: Vec<String> = stdio_head(argv)?.iter().map(|a| yaml_scalar(a)).collect();
                 match node.get("args") {
                     Some(args) if args.as_sequence().is_some() => prepend(text, &args, &head, &mut splices),
                     Some(args) => splices.put(
