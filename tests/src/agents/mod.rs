@@ -107,7 +107,7 @@ impl Bench {
 
     /// As [`Bench::run`], with `configured(home)` called once the host's
     /// configuration is written and before the host starts: a test that
-    /// has `elicit wrap` make the configuration (tests/tests/wrap_claude.rs).
+    /// has `elicit wrap` make the configuration (tests/tests/wrap_agents.rs).
     pub async fn run_then(&self, server: &Server, ask: &Ask, configured: impl FnOnce(&Path)) -> Run {
         let home = self.bus.dir();
         let mut fake = None;
