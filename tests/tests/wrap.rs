@@ -257,7 +257,17 @@ fn server_names_from_files_are_escaped_on_the_terminal() {
 /// What Claude Code does to `~/.claude.json` all the time: read it,
 /// change a key, write it back whole (temporary file and rename), here
 /// appending `n` to a `history` list so that a lost write shows as a gap.
-fn host_rewrite(path: &Path, n: usize) {
+/// With `lock`, under the lock Claude Code takes (`mkdir FILE.lock`, then
+/// `rmdir`, as `proper-lockfile` does); without, as a host that takes none.
+fn host_rewrite(path: &Path, n: usize, lock: bool) {
+    let lock_dir = PathBuf::from(format!("{}.lock", path.display()));
+    if lock {
+        let started = Instant::now();
+        while std::fs::create_dir(&lock_dir).is_err() {
+            assert!(started.elapsed() < DEADLINE, "the host never got its lock");
+            std::thread::yield_now();
+        }
+    }
     let mut value: Value = serde_json::from_slice(&std::fs::read(path).expect("read")).expect("json");
     value["history"]
         .as_array_mut()
@@ -266,32 +276,38 @@ fn host_rewrite(path: &Path, n: usize) {
     let temp = path.with_extension(format!("tmp.{n}"));
     std::fs::write(&temp, serde_json::to_string_pretty(&value).expect("json") + "\n").expect("write");
     std::fs::rename(&temp, path).expect("rename");
+    if lock {
+        std::fs::remove_dir(&lock_dir).expect("unlock");
+    }
 }
 
-#[test]
-fn a_host_rewriting_its_file_while_wrap_runs_loses_no_edit() {
-    let desk = Desk::with_fixtures();
-    let path = desk.home().join(".claude.json");
-    let mut value: Value = serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("json");
+/// `elicit wrap HOST` while a writer rewrites `file` (see
+/// [`host_rewrite`]) every `pace`. Returns wrap's output and the number
+/// of the host's writes, all of which are checked to be in the file.
+fn wrap_while_host_writes(
+    desk: &Desk,
+    host: &str,
+    file: &Path,
+    lock: bool,
+    pace: Duration,
+) -> (Output, usize) {
+    let mut value: Value = serde_json::from_slice(&std::fs::read(file).expect("read")).expect("json");
     value["history"] = Value::Array(Vec::new());
-    std::fs::write(&path, serde_json::to_string_pretty(&value).expect("json") + "\n").expect("write");
-
+    std::fs::write(file, serde_json::to_string_pretty(&value).expect("json") + "\n").expect("write");
     let stop = Arc::new(AtomicBool::new(false));
     let writes = Arc::new(AtomicUsize::new(0));
     let writer = {
-        let (stop, writes, path) = (stop.clone(), writes.clone(), path.clone());
+        let (stop, writes, file) = (stop.clone(), writes.clone(), file.to_owned());
         std::thread::spawn(move || {
             let mut n = 0;
             while !stop.load(Ordering::SeqCst) {
                 n += 1;
-                host_rewrite(&path, n);
+                host_rewrite(&file, n, lock);
                 writes.store(n, Ordering::SeqCst);
-                // Pacing, not synchronisation: Claude Code writes on its
-                // events (a start, a session, a setting), seconds apart; 50
-                // writes a second is far more, and a file rewritten back to
-                // back could never be edited by anyone (an edit takes some
-                // fsyncs, about 5 ms each on a CI disk).
-                std::thread::sleep(Duration::from_millis(20));
+                // Pacing, not synchronisation: a host writes on its
+                // events, and a file rewritten back to back with no lock
+                // could never be edited by anyone.
+                std::thread::sleep(pace);
             }
             n
         })
@@ -301,14 +317,19 @@ fn a_host_rewriting_its_file_while_wrap_runs_loses_no_edit() {
         assert!(started.elapsed() < DEADLINE, "the host's writer never wrote");
         std::thread::yield_now();
     }
-    let during = desk.elicit(&["wrap", "claude"]);
+    let during = desk.elicit(&["wrap", host]);
     let written_during = writes.load(Ordering::SeqCst);
     stop.store(true, Ordering::SeqCst);
     let last = writer.join().expect("writer");
-    assert!(last > written_during.saturating_sub(1) && written_during >= 3);
-
+    eprintln!(
+        "{host}: wrap while the host wrote ({written_during} writes by then, lock {lock}): {}",
+        String::from_utf8_lossy(&during.stdout)
+            .lines()
+            .next()
+            .unwrap_or("")
+    );
     // Every write of the host is in the file: none was undone by wrap.
-    let value: Value = serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("json");
+    let value: Value = serde_json::from_slice(&std::fs::read(file).expect("read")).expect("json");
     let history: Vec<u64> = value["history"]
         .as_array()
         .expect("history")
@@ -321,34 +342,58 @@ fn a_host_rewriting_its_file_while_wrap_runs_loses_no_edit() {
         "{}",
         text(&during)
     );
-    // Each entry is whole: as it was, or wrapped.
-    for (name, server) in value["mcpServers"].as_object().expect("servers") {
-        let command = server["command"].as_str().unwrap_or("");
-        let args: Vec<&str> = server["args"]
-            .as_array()
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        if command.ends_with("/elicit") {
-            assert_eq!(args.first(), Some(&"proxy"), "{name}");
-        }
-    }
+    (during, last)
+}
+
+/// Whether every server of `file` that wrap can wrap is wrapped.
+fn all_wrapped(desk: &Desk, file: &Path) -> bool {
+    let path = file.display().to_string();
+    states(&desk.hosts())
+        .iter()
+        .filter(|(f, _, _)| *f == path)
+        .all(|(_, _, state)| state != "wrap")
+}
+
+#[test]
+fn claude_code_rewriting_its_file_under_its_lock_while_wrap_runs_loses_nothing() {
+    let desk = Desk::with_fixtures();
+    let path = desk.home().join(".claude.json");
+    // Under the shared lock neither side can undo the other: wrap
+    // succeeds, and the host's rewrites keep its edit.
+    let (during, _) = wrap_while_host_writes(&desk, "claude", &path, true, Duration::from_millis(2));
+    ok(during);
+    assert!(all_wrapped(&desk, &path));
+    assert!(!PathBuf::from(format!("{}.lock", path.display())).exists());
+}
+
+#[test]
+fn a_host_rewriting_its_file_without_a_lock_loses_no_edit() {
+    let desk = Desk::with_fixtures();
+    let path = desk.home().join(".gemini/settings.json");
+    let (during, last) = wrap_while_host_writes(&desk, "gemini", &path, false, Duration::from_millis(20));
+    // Wrap writes only over the text it read: it succeeded, or said the
+    // file kept changing and wrote nothing.
     let shown = String::from_utf8_lossy(&during.stdout);
     assert!(
         during.status.success() || shown.contains("kept changing"),
         "{}",
         text(&during)
     );
-    eprintln!(
-        "wrap while the host wrote {written_during} times: {}",
-        shown.lines().next().unwrap_or("")
-    );
-
-    // With the host quiet, everything is wrapped and its edits stay.
-    ok(desk.elicit(&["wrap", "claude"]));
-    let listed = states(&desk.hosts());
-    for (file, name, state) in listed.iter().filter(|(f, _, _)| f.ends_with(".claude.json")) {
-        assert_ne!(state, "wrap", "{file}: {name}");
+    // Each entry is whole: as it was, or wrapped.
+    let value: Value = serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("json");
+    for (name, server) in value["mcpServers"].as_object().expect("servers") {
+        let args: Vec<&str> = server["args"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if server["command"].as_str().unwrap_or("").ends_with("/elicit") {
+            let whole = matches!(args.get(..2), Some(["proxy", "--" | "--url"]));
+            assert!(whole, "{name}: {args:?}");
+        }
     }
+    // With the host quiet, everything is wrapped and its edits stay.
+    ok(desk.elicit(&["wrap", "gemini"]));
+    assert!(all_wrapped(&desk, &path));
     let value: Value = serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("json");
     assert_eq!(value["history"].as_array().expect("history").len(), last);
 }

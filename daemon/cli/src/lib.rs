@@ -88,6 +88,14 @@ pub fn main() -> ExitCode {
     if let Command::GenerateDocs { dir } = &cli.command {
         return generate_docs(dir);
     }
+    // Host files: plain file work (and waits for a host's lock), done
+    // before any runtime so that no wait blocks one of its workers.
+    let cli = match cli.command {
+        Command::Hosts(args) => return finish(hosts::run(args)),
+        Command::Wrap(args) => return finish(wrap::wrap(args)),
+        Command::Unwrap(args) => return finish(wrap::unwrap(args)),
+        command => Cli { command, ..cli },
+    };
     let asker = cli
         .asker_socket
         .as_ref()
@@ -115,6 +123,11 @@ pub fn main() -> ExitCode {
         }),
         Err(error) => Err(error.into()),
     };
+    finish(outcome)
+}
+
+/// The exit status of a command's outcome, its error printed.
+fn finish(outcome: anyhow::Result<ExitCode>) -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(error) => {

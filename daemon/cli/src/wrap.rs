@@ -76,6 +76,9 @@ fn run(args: &Args, wrapping: bool) -> anyhow::Result<ExitCode> {
         program: hosts::elicit().program,
         servers: args.servers.clone(),
         dry_run: args.dry_run,
+        // Claude Code holds its lock for a write's milliseconds; longer
+        // is a host stuck, whose lock turns stale at 10 s.
+        lock_wait: std::time::Duration::from_secs(12),
     };
     let _lock = if args.dry_run { None } else { Some(store.lock()?) };
     if files.is_empty() {

@@ -14,6 +14,12 @@ pub enum Error {
         /// What the system said.
         source: std::io::Error,
     },
+    /// The host's own lock on its file stayed held.
+    #[error("{path} stayed held (the host is writing its file); try again")]
+    Locked {
+        /// The lock.
+        path: PathBuf,
+    },
     /// A backup that cannot be read back.
     #[error("{path}: this backup cannot be read: {reason}")]
     Backup {

@@ -32,6 +32,7 @@ mod entry;
 mod error;
 mod format;
 mod host;
+mod host_lock;
 mod run;
 mod write;
 

@@ -2,6 +2,8 @@
 //! time: read, decide, edit, check the edit, back up, write; and start
 //! over from the read when the file changed under us.
 
+use std::time::Duration;
+
 use serde::Serialize;
 
 use crate::backup::{Backup, Saved, Store};
@@ -9,6 +11,7 @@ use crate::entry::{Entry, Verdict, inner_command, judge};
 use crate::error::Error;
 use crate::format::{self, Change, Found};
 use crate::host::{HostFile, Section};
+use crate::host_lock::{self, HostLock};
 use crate::write::{self, Written};
 
 /// How many times a file that keeps changing under us is read again.
@@ -23,6 +26,9 @@ pub struct Options {
     pub servers: Vec<String>,
     /// Show what would change; write nothing.
     pub dry_run: bool,
+    /// How long to wait for a host's own lock on its file (Claude Code's
+    /// `~/.claude.json.lock`).
+    pub lock_wait: Duration,
 }
 
 /// One server, and what was (or would be) done with it.
@@ -133,6 +139,15 @@ pub fn survey(file: &HostFile) -> FileReport {
     }
 }
 
+/// The host's own lock on `file`, where it takes one; none for a dry
+/// run, which writes nothing.
+fn host_lock(file: &HostFile, options: &Options) -> Result<Option<HostLock>, Error> {
+    if options.dry_run || !host_lock::host_locks(file) {
+        return Ok(None);
+    }
+    host_lock::acquire(&file.path, options.lock_wait).map(Some)
+}
+
 fn wanted(options: &Options, found: &Found) -> bool {
     options.servers.is_empty() || options.servers.contains(&found.name)
 }
@@ -156,6 +171,10 @@ pub fn wrap(store: &Store, file: &HostFile, options: &Options) -> FileReport {
         Err(e) => return FileReport::failed(file, e),
     };
     for _ in 0..ATTEMPTS {
+        let _held = match host_lock(file, options) {
+            Ok(held) => held,
+            Err(e) => return FileReport::failed(file, e),
+        };
         let text = match write::read(&file.path) {
             Ok(text) => text,
             Err(e) => return FileReport::failed(file, e),
@@ -318,6 +337,10 @@ pub fn unwrap(store: &Store, file: &HostFile, options: &Options) -> FileReport {
         Err(e) => return FileReport::failed(file, e),
     };
     for _ in 0..ATTEMPTS {
+        let _held = match host_lock(file, options) {
+            Ok(held) => held,
+            Err(e) => return FileReport::failed(file, e),
+        };
         let text = match write::read(&file.path) {
             Ok(text) => text,
             Err(e) => return FileReport::failed(file, e),
