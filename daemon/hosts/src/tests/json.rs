@@ -224,3 +224,10 @@ fn a_server_removed_by_the_user_leaves_no_backup_behind() {
     assert_eq!(report.error, None);
     assert_eq!(bench.store.load(&bench.file.path).expect("load"), None);
 }
+
+#[test]
+fn wrapping_and_unwrapping_server_by_server_still_gives_back_every_byte() {
+    for case in CASES {
+        server_by_server(case);
+    }
+}

@@ -191,6 +191,28 @@ pub fn round_trip(case: &Case) {
     );
 }
 
+/// One server wrapped, then the rest; one unwrapped, then the rest: the
+/// file still comes back byte for byte, and no backup is left.
+pub fn server_by_server(case: &Case) {
+    let (bench, original) = bench(case);
+    let mut one = options();
+    one.servers = vec![case.wrapped[0].to_owned()];
+    assert_eq!(wrap(&bench.store, &bench.file, &one).error, None);
+    assert_eq!(bench.wrap().error, None);
+    assert_eq!(unwrap(&bench.store, &bench.file, &one).error, None);
+    if case.wrapped.len() > 1 {
+        assert_ne!(
+            bench.text(),
+            original,
+            "{}: only one was to be unwrapped",
+            case.fixture
+        );
+    }
+    assert_eq!(bench.unwrap().error, None);
+    assert_eq!(bench.text(), original, "{}", case.fixture);
+    assert_eq!(bench.store.load(&bench.file.path).expect("load"), None);
+}
+
 /// A dry run reports what it would do and writes nothing.
 pub fn dry_run(case: &Case) {
     let (bench, original) = bench(case);

@@ -31,6 +31,13 @@ fn every_toml_fixture_round_trips() {
 }
 
 #[test]
+fn wrapping_and_unwrapping_server_by_server_still_gives_back_every_byte() {
+    for case in CASES {
+        server_by_server(case);
+    }
+}
+
+#[test]
 fn a_dry_run_writes_nothing() {
     for case in CASES {
         dry_run(case);
