@@ -13,6 +13,8 @@ use std::process::{Child, Command, Stdio};
 
 #[path = "gtk/portal.rs"]
 mod portal;
+#[path = "gtk/watcher.rs"]
+mod watcher;
 
 use elicit_tests::{Daemon, PrivateBus, Xvfb, ask, binary, eventually, printed, within};
 use serde_json::{Value, json};
@@ -904,4 +906,101 @@ async fn the_window_follows_the_portals_dark_preference() {
     .await;
     desktop.keys(&["Escape"]).await;
     assert_eq!(printed(asked).await.1, Some(4));
+}
+
+/// Waits up to 2 s for `condition`: the tray's promise to the user.
+async fn within_two_seconds<F, Fut>(what: &str, mut condition: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let waited = tokio::time::timeout(std::time::Duration::from_secs(2), async {
+        while !condition().await {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(waited.is_ok(), "not within 2 s: {what}");
+}
+
+/// How many forms the broker holds, waiting or shown.
+async fn listed(bus: &PrivateBus) -> usize {
+    let conn = bus.connect().await;
+    let broker = elicit_proto::dbus::Broker1Proxy::new(&conn).await.expect("proxy");
+    let json = broker.list_forms().await.expect("ListForms");
+    serde_json::from_str::<Vec<Value>>(&json).expect("JSON").len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tray_counts_the_forms_and_opens_the_chosen_one() {
+    let desktop = Desktop::start().await;
+    // The tray comes after elicit-gtk, as a panel restarting does.
+    let tray = watcher::Watcher::start(&desktop.bus).await;
+    let item = tray.item().await;
+    eventually("the item to be passive", || async {
+        item.status().await == "Passive"
+    })
+    .await;
+    assert_eq!(item.title().await, "No form waiting");
+    let first = ask(&desktop.bus, "First question?", SCHEMA, &[]);
+    eventually("the first form", || async { listed(&desktop.bus).await == 1 }).await;
+    within_two_seconds("the item needs attention", || async {
+        item.status().await == "NeedsAttention"
+    })
+    .await;
+    let second = ask(&desktop.bus, "Second question?", SCHEMA, &[]);
+    eventually("the second form", || async { listed(&desktop.bus).await == 2 }).await;
+    within_two_seconds("the item counts two forms", || async {
+        item.title().await.starts_with("2 forms waiting: ")
+    })
+    .await;
+    let asker = format!("{} for elicit ask", elicit_tests::asker_name());
+    assert_eq!(item.title().await, format!("2 forms waiting: {asker}"));
+    let menu = item.menu_items().await;
+    assert_eq!(menu.len(), 2, "{menu:?}");
+    assert!(menu[0].1.ends_with(": First question?"), "{menu:?}");
+    assert!(menu[1].1.ends_with(": Second question?"), "{menu:?}");
+    // The window shows the first; the menu brings the second to it.
+    desktop.wait_for(&["First question?"]).await;
+    item.click("Second question?").await;
+    desktop.wait_for(&["Second question?"]).await;
+    desktop.click("Decline").await;
+    assert_eq!(printed(second).await, (json!({"action": "decline"}), Some(3)));
+    desktop.wait_for(&["First question?"]).await;
+    desktop.click("Decline").await;
+    assert_eq!(printed(first).await, (json!({"action": "decline"}), Some(3)));
+    eventually("no form left", || async { listed(&desktop.bus).await == 0 }).await;
+    within_two_seconds("the item is passive again", || async {
+        item.status().await == "Passive"
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_copy_leaves_the_first_running() {
+    let desktop = Desktop::start().await;
+    let second = within(
+        "the second elicit-gtk to end",
+        tokio::process::Command::new(binary("elicit-gtk"))
+            .arg("--bus")
+            .arg(desktop.bus.address())
+            .env("DISPLAY", desktop.xvfb.display())
+            .env("GDK_BACKEND", "x11")
+            .env("GSETTINGS_BACKEND", "memory")
+            .env("DBUS_SESSION_BUS_ADDRESS", desktop.bus.address())
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("elicit-gtk runs");
+    assert!(second.status.success(), "{second:?}");
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(said.contains("runs already"), "{said}");
+    assert!(!said.contains("registered with elicitd"), "{said}");
+    // The first still shows forms.
+    let asked = ask(&desktop.bus, "Still there?", SCHEMA, &[]);
+    desktop.wait_for(&["Still there?"]).await;
+    desktop.click("Decline").await;
+    assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
 }
