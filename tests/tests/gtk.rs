@@ -1004,3 +1004,35 @@ async fn a_second_copy_leaves_the_first_running() {
     desktop.click("Decline").await;
     assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_companion_outlives_the_daemon_and_serves_the_next_one() {
+    let mut desktop = Desktop::start().await;
+    let tray = watcher::Watcher::start(&desktop.bus).await;
+    let item = tray.item().await;
+    // The daemon exits cleanly (as at an idle exit), and a new one comes.
+    assert!(desktop.daemon.terminate().is_some(), "elicitd did not exit");
+    desktop.daemon.restart().await;
+    assert!(
+        desktop.gtk.try_wait().expect("elicit-gtk's status").is_none(),
+        "elicit-gtk ended with the daemon:\n{}",
+        desktop.log()
+    );
+    eventually("elicit-gtk to register with the new daemon", || async {
+        desktop.daemon.log().contains("front-end registered frontend=gtk")
+    })
+    .await;
+    let asked = ask(&desktop.bus, "After the restart?", SCHEMA, &[]);
+    eventually("the form", || async { listed(&desktop.bus).await == 1 }).await;
+    within_two_seconds("the item needs attention", || async {
+        item.status().await == "NeedsAttention"
+    })
+    .await;
+    desktop.wait_for(&["After the restart?"]).await;
+    desktop.click("Decline").await;
+    assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
+    within_two_seconds("the item is passive again", || async {
+        item.status().await == "Passive"
+    })
+    .await;
+}
