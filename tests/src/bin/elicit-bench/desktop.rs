@@ -4,7 +4,11 @@
 //! * a form to its window mapped (X11 `MapNotify` on the root window of a
 //!   private Xvfb, read from `xev`), with the companion (a resident
 //!   elicit-gtk) running; floor: an empty GTK window mapped by a running
-//!   process (`gtk-floor`).
+//!   process (`gtk-floor`);
+//! * the same from nothing: the daemon idle-exited and no front-end
+//!   running, so the client's first call starts elicitd by D-Bus
+//!   activation and elicitd starts elicit-gtk as its front-end program;
+//!   same floor.
 //!
 //! Needs Xvfb, xev and xdotool (tests/setup installs them).
 
@@ -12,6 +16,7 @@ use std::process::Stdio;
 use std::time::Instant;
 
 use elicit_proto::dbus::Broker1Proxy;
+use elicit_tests::home::{Home, owner_pid};
 use elicit_tests::{Daemon, PrivateBus, Xvfb, binary, eventually, within};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -323,10 +328,89 @@ async fn window_rows(iterations: usize) -> Vec<Row> {
     }
     let figure = Figure::new("form to window mapped (elicit-gtk running)", samples);
     let floor_p50 = floor.p50();
+    let cold = from_nothing(&xvfb, &mut maps, iterations).await;
     vec![
         Row::latency(figure, "empty GTK window mapped", floor_p50, None),
+        Row::latency(cold, "empty GTK window mapped", floor_p50, None),
         Row::Timed(floor, Compare::Floor),
     ]
+}
+
+/// A form from nothing to its window mapped: no daemon (it exited idle),
+/// no front-end; timed from the client's first call, which activates
+/// elicitd, to the window of the elicit-gtk that elicitd starts. Each
+/// round then ends elicit-gtk and waits for the daemon's idle exit.
+async fn from_nothing(xvfb: &Xvfb, maps: &mut UnboundedReceiver<Mapped>, iterations: usize) -> Figure {
+    let home = Home::with_config("");
+    let bus = home.session();
+    // The program's environment is the activated daemon's, which has no
+    // display: `env` gives it one.
+    let command: Vec<String> = [
+        "env",
+        &format!("DISPLAY={}", xvfb.display()),
+        "GDK_BACKEND=x11",
+        "GSK_RENDERER=cairo",
+        "GSETTINGS_BACKEND=memory",
+        "GTK_A11Y=none",
+        &format!("DBUS_SESSION_BUS_ADDRESS={}", bus.address()),
+        &binary("elicit-gtk").display().to_string(),
+        "--bus",
+        bus.address(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    std::fs::write(
+        home.path().join("config/elicitd/config.toml"),
+        format!(
+            "[broker]\nexit-on-idle-secs = 1\n[[frontends.program]]\nname = \"gtk\"\ncommand = {command:?}\n"
+        ),
+    )
+    .expect("write the config");
+    // Fewer rounds: each waits a second for the idle exit.
+    let rounds = (iterations / 10).clamp(5, 30);
+    let mut samples = Vec::with_capacity(rounds);
+    for round in 0..rounds + 1 {
+        let started = Instant::now();
+        let conn = bus.connect().await;
+        let client = session(&conn, "bench").await;
+        let form = client.submit(CONFIRM, None, None).await.expect("submit");
+        let (window, mapped) = next_map(maps).await;
+        // The first round also fills the page cache: not counted.
+        if round > 0 {
+            samples.push(mapped.saturating_duration_since(started));
+        }
+        xdotool(xvfb.display(), &["windowfocus", "--sync", &window]).await;
+        xdotool(xvfb.display(), &["key", "--clearmodifiers", "Escape"]).await;
+        let mut client = client;
+        client.wait(&form).await.expect("the outcome");
+        next_unmap(maps).await;
+        let _ = client.close().await;
+        // elicit-gtk stays running (it is resident): end it, then let the
+        // daemon exit idle.
+        if let Some(pid) = name_owner_pid(&conn, INSTANCE_NAME).await {
+            let _ = std::process::Command::new("kill").arg(pid.to_string()).status();
+        }
+        eventually("elicit-gtk to end", || async {
+            name_owner_pid(&conn, INSTANCE_NAME).await.is_none()
+        })
+        .await;
+        eventually("elicitd to exit idle", || async {
+            owner_pid(&bus).await.is_none()
+        })
+        .await;
+    }
+    Figure::new("form to window mapped, from nothing", samples)
+}
+
+/// The elicit-gtk instance's name on the broker's bus.
+const INSTANCE_NAME: &str = "dev.elicitd.Gtk";
+
+/// The PID of `name`'s owner, if it has one.
+async fn name_owner_pid(conn: &zbus::Connection, name: &str) -> Option<u32> {
+    let dbus = zbus::fdo::DBusProxy::new(conn).await.ok()?;
+    let name = zbus::names::BusName::try_from(name).ok()?;
+    dbus.get_connection_unix_process_id(name).await.ok()
 }
 
 async fn xdotool(display: &str, args: &[&str]) {
