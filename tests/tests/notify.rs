@@ -448,7 +448,10 @@ async fn a_form_near_its_deadline_is_notified_critically_and_closed_when_answere
     // No reminders: the second notification is the deadline's.
     let desk = desk_with_env(vec![("ELICIT_NOTIFY_RENOTIFY_AFTER", "0".into())]).await;
     // 62 s: the critical notification is due 2 s after the form comes.
-    let asked = elicit_tests::ask(&desk.bus, "Deploy now?", CONFIRM, &["--timeout", "62"]);
+    let flags = elicit_tests::ASKER_FLAGS;
+    let mut flags = flags.to_vec();
+    flags.extend(["--timeout", "62"]);
+    let asked = elicit_tests::ask(&desk.bus, "Deploy now?", CONFIRM, &flags);
     eventually("the critical notification", || async {
         desk.dunst.logged().iter().any(|l| l.urgency == "CRITICAL")
     })
@@ -459,6 +462,25 @@ async fn a_form_near_its_deadline_is_notified_critically_and_closed_when_answere
     assert_eq!(logged[1].urgency, "CRITICAL", "{logged:?}");
     assert!(logged[1].summary.ends_with("asks"), "{logged:?}");
     desk.dunst.wait_displayed(&desk.conn, 1).await;
+    // Refreshes the picture in docs/frontends.md:
+    // ELICIT_NOTIFY_SCREENSHOT=$PWD/docs/notify-critical.png cargo test -p
+    // elicit-tests --test notify -- critically
+    if let Ok(target) = std::env::var("ELICIT_NOTIFY_SCREENSHOT") {
+        // The screen, cut to what is drawn on it: the notification.
+        let status = std::process::Command::new("import")
+            .args([
+                "-display",
+                desk.dunst.display(),
+                "-window",
+                "root",
+                "-trim",
+                "+repage",
+            ])
+            .arg(&target)
+            .status()
+            .expect("import (imagemagick) runs");
+        assert!(status.success() && std::fs::metadata(&target).is_ok_and(|m| m.len() > 1_000));
+    }
     // Answered with `elicit answer` (it claims the form from
     // elicit-notify): the notification closes.
     let listed = forms(&desk.conn).await;
