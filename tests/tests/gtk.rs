@@ -45,6 +45,8 @@ struct Desktop {
     runtime: PathBuf,
     /// The settings portal's connection, when there is one.
     portal: Option<zbus::Connection>,
+    /// The status-notifier watcher (a tray's), when there is one.
+    tray: Option<watcher::Watcher>,
     _services: tempfile::TempDir,
 }
 
@@ -56,12 +58,19 @@ impl Desktop {
     /// As [`Desktop::start`], elicit-gtk running with `env` added (a
     /// language).
     async fn start_with_env(env: Vec<(&str, String)>) -> Desktop {
-        Desktop::start_full(env, None).await
+        Desktop::start_full(env, None, false).await
+    }
+
+    /// As [`Desktop::start`], with a status-notifier watcher on the bus
+    /// first, as a desktop with a tray has at login.
+    async fn start_with_tray() -> Desktop {
+        Desktop::start_full(Vec::new(), None, true).await
     }
 
     /// As [`Desktop::start_with_env`], with a settings portal that says
-    /// `color_scheme` (0 none, 1 dark, 2 light) on the bus first.
-    async fn start_full(env: Vec<(&str, String)>, color_scheme: Option<u32>) -> Desktop {
+    /// `color_scheme` (0 none, 1 dark, 2 light) on the bus first, and a
+    /// status-notifier watcher when `tray`.
+    async fn start_full(env: Vec<(&str, String)>, color_scheme: Option<u32>, tray: bool) -> Desktop {
         let services = tempfile::tempdir().expect("temp dir");
         std::fs::write(services.path().join("org.a11y.Bus.service"), A11Y_SERVICE).expect("service file");
         // The accessibility bus launcher puts its socket in
@@ -79,6 +88,10 @@ impl Desktop {
         let portal = match color_scheme {
             Some(scheme) => Some(portal::serve(&bus, scheme).await),
             None => None,
+        };
+        let tray = match tray {
+            true => Some(watcher::Watcher::start(&bus).await),
+            false => None,
         };
         // A recording `xdg-open` first on PATH: it proves when (and
         // whether) a URL was opened.
@@ -129,6 +142,7 @@ impl Desktop {
             opened,
             runtime,
             portal,
+            tray,
             _services: services,
         };
         eventually("elicit-gtk to register", || async {
@@ -140,6 +154,11 @@ impl Desktop {
 
     fn log(&self) -> String {
         std::fs::read_to_string(self.bus.dir().join("gtk.log")).unwrap_or_default()
+    }
+
+    /// elicit-gtk's tray item, once it registered with the watcher.
+    async fn item(&self) -> watcher::Item {
+        self.tray.as_ref().expect("a desktop with a tray").item().await
     }
 
     /// Runs the AT-SPI helper; its own deadline bounds every wait. A
@@ -890,7 +909,7 @@ async fn brightness(desktop: &Desktop, window: &str) -> f64 {
 /// settings portal, at start and when it changes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_window_follows_the_portals_dark_preference() {
-    let desktop = Desktop::start_full(Vec::new(), Some(1)).await;
+    let desktop = Desktop::start_full(Vec::new(), Some(1), false).await;
     let asked = ask(&desktop.bus, "Dark or light?", SCHEMA, &[]);
     desktop.wait_for(&["Dark or light?"]).await;
     let window = desktop.focus(&title()).await;
@@ -933,10 +952,8 @@ async fn listed(bus: &PrivateBus) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tray_counts_the_forms_and_opens_the_chosen_one() {
-    let desktop = Desktop::start().await;
-    // The tray comes after elicit-gtk, as a panel restarting does.
-    let tray = watcher::Watcher::start(&desktop.bus).await;
-    let item = tray.item().await;
+    let desktop = Desktop::start_with_tray().await;
+    let item = desktop.item().await;
     eventually("the item to be passive", || async {
         item.status().await == "Passive"
     })
@@ -1008,6 +1025,7 @@ async fn a_second_copy_leaves_the_first_running() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_companion_outlives_the_daemon_and_serves_the_next_one() {
     let mut desktop = Desktop::start().await;
+    // The tray comes after elicit-gtk, as when a panel restarts.
     let tray = watcher::Watcher::start(&desktop.bus).await;
     let item = tray.item().await;
     // The daemon exits cleanly (as at an idle exit), and a new one comes.

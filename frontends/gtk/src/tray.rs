@@ -16,6 +16,7 @@
 //! shown here.
 
 use std::collections::HashSet;
+use std::time::Duration;
 
 use async_channel::Sender;
 use elicit_form::{host_name, server_name};
@@ -112,17 +113,38 @@ pub fn menu_label(form: &Waiting) -> String {
     format!("{}: {}", form.asker, message).replace('_', "__")
 }
 
+/// How long before the item registers again with a watcher that refused
+/// it.
+const RETRY: Duration = Duration::from_millis(500);
+
 /// The status-notifier item.
 #[derive(Debug)]
 struct Item {
     forms: Vec<Waiting>,
     /// Where a menu choice goes: the form id.
     chosen: UnboundedSender<String>,
+    /// Told when a watcher refused the registration.
+    refused: UnboundedSender<()>,
 }
 
 impl ksni::Tray for Item {
     fn id(&self) -> String {
         "elicitd".into()
+    }
+
+    /// No watcher is no error: ksni registers when one comes. A watcher
+    /// that is there but failed the registration (one that owns its name
+    /// before it serves it, as a panel starts) ends this item, and
+    /// [`run`] makes a new one, which registers again.
+    fn watcher_offline(&self, reason: ksni::OfflineReason) -> bool {
+        match reason {
+            ksni::OfflineReason::No
+            | ksni::OfflineReason::Error(ksni::Error::Watcher(zbus::fdo::Error::ServiceUnknown(_))) => true,
+            _ => {
+                let _ = self.refused.send(());
+                false
+            }
+        }
     }
 
     fn category(&self) -> ksni::Category {
@@ -181,16 +203,25 @@ impl ksni::Tray for Item {
 /// comes.
 pub async fn run(conn: zbus::Connection, events: Sender<BusEvent>) {
     let (chosen_tx, mut chosen) = unbounded_channel();
-    let item = Item {
-        forms: Vec::new(),
-        chosen: chosen_tx,
-    };
-    let handle = match item.assume_sni_available(true).spawn().await {
-        Ok(handle) => handle,
-        Err(error) => {
-            eprintln!("elicit-gtk: no tray item: {error}");
-            return;
+    let (refused_tx, mut refused) = unbounded_channel();
+    let show = |forms: Vec<Waiting>| {
+        let item = Item {
+            forms,
+            chosen: chosen_tx.clone(),
+            refused: refused_tx.clone(),
+        };
+        async move {
+            match item.assume_sni_available(true).spawn().await {
+                Ok(handle) => Some(handle),
+                Err(error) => {
+                    eprintln!("elicit-gtk: no tray item: {error}");
+                    None
+                }
+            }
         }
+    };
+    let Some(mut handle) = show(Vec::new()).await else {
+        return;
     };
     let Ok(broker) = Broker1Proxy::builder(&conn)
         .cache_properties(zbus::proxy::CacheProperties::No)
@@ -239,6 +270,11 @@ pub async fn run(conn: zbus::Connection, events: Sender<BusEvent>) {
             form = chosen.recv() => {
                 let Some(form) = form else { break };
                 tray.open(&form).await;
+            }
+            Some(()) = refused.recv() => {
+                tokio::time::sleep(RETRY).await;
+                let Some(again) = show(tray.forms.clone()).await else { break };
+                handle = again;
             }
         }
         if tray.events.is_closed() {

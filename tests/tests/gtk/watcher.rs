@@ -1,19 +1,14 @@
-//! A minimal `org.kde.StatusNotifierWatcher` on the private bus, and a
-//! reader of the items that register with it: what a tray host (Plasma's
-//! system tray, waybar, the GNOME AppIndicator extension) sees of an item.
-//!
-//! Hand-written because none of the packaged watchers runs headless on a
-//! private bus without its whole desktop shell (Plasma's lives in kded,
-//! XFCE's in the panel, waybar needs a Wayland compositor). It implements
-//! what the items use: `RegisterStatusNotifierItem`, the host's presence,
-//! and the registered items.
+//! A real `org.kde.StatusNotifierWatcher` on the private bus,
+//! `status-notifier-watcher` (Debian's haskell-status-notifier-item-utils,
+//! the watcher of the gtk-sni-tray and taffybar trays, which runs headless),
+//! and a reader of the items that register with it: what a tray host
+//! (Plasma's system tray, waybar, the GNOME AppIndicator extension) sees of
+//! an item.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::process::{Child, Command, Stdio};
 
 use elicit_tests::{PrivateBus, eventually};
-use zbus::message::Header;
-use zbus::object_server::SignalEmitter;
 use zbus::zvariant::{OwnedValue, Value};
 
 /// The watcher's name and path.
@@ -21,68 +16,10 @@ const NAME: &str = "org.kde.StatusNotifierWatcher";
 const PATH: &str = "/StatusNotifierWatcher";
 const ITEM: &str = "org.kde.StatusNotifierItem";
 
-struct Iface {
-    /// (bus name, object path) of each registered item.
-    items: Arc<Mutex<Vec<(String, String)>>>,
-}
-
-#[zbus::interface(name = "org.kde.StatusNotifierWatcher")]
-impl Iface {
-    async fn register_status_notifier_item(
-        &self,
-        #[zbus(header)] header: Header<'_>,
-        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
-        service: &str,
-    ) {
-        // The spec's argument is a bus name (the item at
-        // /StatusNotifierItem) or an object path on the caller.
-        let sender = header.sender().map(|s| s.to_string()).unwrap_or_default();
-        let (name, path) = if service.starts_with('/') {
-            (sender, service.to_owned())
-        } else {
-            (service.to_owned(), "/StatusNotifierItem".to_owned())
-        };
-        let entry = format!("{name}{path}");
-        self.items
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push((name, path));
-        let _ = Iface::status_notifier_item_registered(&emitter, &entry).await;
-    }
-
-    fn register_status_notifier_host(&self, _service: &str) {}
-
-    #[zbus(property)]
-    fn registered_status_notifier_items(&self) -> Vec<String> {
-        self.items
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .map(|(name, path)| format!("{name}{path}"))
-            .collect()
-    }
-
-    #[zbus(property)]
-    fn is_status_notifier_host_registered(&self) -> bool {
-        true
-    }
-
-    #[zbus(property)]
-    fn protocol_version(&self) -> i32 {
-        0
-    }
-
-    #[zbus(signal)]
-    async fn status_notifier_item_registered(emitter: &SignalEmitter<'_>, service: &str) -> zbus::Result<()>;
-
-    #[zbus(signal)]
-    async fn status_notifier_host_registered(emitter: &SignalEmitter<'_>) -> zbus::Result<()>;
-}
-
-/// The watcher, serving while this value lives.
+/// The watcher, running while this value lives.
 pub struct Watcher {
+    child: Child,
     conn: zbus::Connection,
-    items: Arc<Mutex<Vec<(String, String)>>>,
 }
 
 /// A registered item, read as a tray host reads it.
@@ -93,30 +30,74 @@ pub struct Item {
 }
 
 impl Watcher {
-    /// Serves the watcher on `bus`.
+    /// Starts the watcher on `bus`; returns once it owns its name.
     pub async fn start(bus: &PrivateBus) -> Watcher {
-        let items = Arc::new(Mutex::new(Vec::new()));
-        let conn = bus.serve_at(PATH, Iface { items: items.clone() }).await;
-        conn.request_name(NAME).await.expect("own the watcher's name");
-        let emitter = SignalEmitter::new(&conn, PATH).expect("emitter");
-        Iface::status_notifier_host_registered(&emitter)
-            .await
-            .expect("announce the host");
-        Watcher { conn, items }
+        let child = Command::new("status-notifier-watcher")
+            .env("DBUS_SESSION_BUS_ADDRESS", bus.address())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("status-notifier-watcher starts (install haskell-status-notifier-item-utils)");
+        let conn = bus.connect().await;
+        let watcher = Watcher { child, conn };
+        eventually("the watcher to own its name", || async {
+            let Ok(dbus) = zbus::fdo::DBusProxy::new(&watcher.conn).await else {
+                return false;
+            };
+            let Ok(name) = zbus::names::BusName::try_from(NAME) else {
+                return false;
+            };
+            dbus.name_has_owner(name).await.unwrap_or(false)
+        })
+        .await;
+        watcher
+    }
+
+    /// The items registered with the watcher: `NAME` or `NAME/PATH`.
+    async fn registered(&self) -> Vec<String> {
+        let reply = self
+            .conn
+            .call_method(
+                Some(NAME),
+                PATH,
+                Some("org.freedesktop.DBus.Properties"),
+                "Get",
+                &(NAME, "RegisteredStatusNotifierItems"),
+            )
+            .await;
+        let Ok(reply) = reply else { return Vec::new() };
+        reply
+            .body()
+            .deserialize::<OwnedValue>()
+            .ok()
+            .and_then(|value| Vec::<String>::try_from(value).ok())
+            .unwrap_or_default()
     }
 
     /// Waits for the first item to register.
     pub async fn item(&self) -> Item {
         eventually("a status-notifier item to register", || async {
-            !self.items.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
+            !self.registered().await.is_empty()
         })
         .await;
-        let (name, path) = self.items.lock().unwrap_or_else(|p| p.into_inner())[0].clone();
+        let entry = self.registered().await.remove(0);
+        let (name, path) = match entry.find('/') {
+            Some(slash) => (entry[..slash].to_owned(), entry[slash..].to_owned()),
+            None => (entry, "/StatusNotifierItem".to_owned()),
+        };
         Item {
             conn: self.conn.clone(),
             name,
             path,
         }
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
