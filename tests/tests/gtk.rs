@@ -942,6 +942,74 @@ where
     assert!(waited.is_ok(), "not within 2 s: {what}");
 }
 
+/// Shows the tray in a real tray host (gtk-sni-tray-standalone, a bar
+/// along the bottom of the screen), opens the item's menu as a user does
+/// (a right click on its icon, at the bar's end) and captures it.
+async fn tray_screenshot(desktop: &Desktop, target: &str) {
+    let mut host = tokio::process::Command::new("gtk-sni-tray-standalone")
+        .args(["--bottom", "--end"])
+        .env("DISPLAY", desktop.xvfb.display())
+        .env("GDK_BACKEND", "x11")
+        .env("DBUS_SESSION_BUS_ADDRESS", desktop.bus.address())
+        .env("XDG_RUNTIME_DIR", &desktop.runtime)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("gtk-sni-tray-standalone starts (install haskell-gtk-sni-tray-utils)");
+    desktop
+        .xdotool(&[
+            "search",
+            "--sync",
+            "--onlyvisible",
+            "--name",
+            "gtk-sni-tray-standalone",
+        ])
+        .await;
+    let shot = desktop.bus.dir().join("tray.png");
+    // The icon shows once the host has read the item; the menu opens once
+    // it is there: click until a menu window maps.
+    eventually("the tray's menu to open", || async {
+        desktop.xdotool(&["mousemove", "1264", "785", "click", "3"]).await;
+        let windows = desktop.xdotool(&["search", "--onlyvisible", "--name", ""]).await;
+        let mut menu = false;
+        for window in windows.lines() {
+            let geometry = desktop.xdotool(&["getwindowgeometry", window]).await;
+            // A popup above the bar, not the bar, the window or the root.
+            menu |= geometry.contains("Position: ") && !geometry.contains(",770 ") && {
+                let y: i64 = geometry
+                    .split("Position: ")
+                    .nth(1)
+                    .and_then(|p| p.split(',').nth(1))
+                    .and_then(|p| p.split_whitespace().next())
+                    .and_then(|y| y.parse().ok())
+                    .unwrap_or(0);
+                y > 400
+            };
+        }
+        menu
+    })
+    .await;
+    let status = Command::new("import")
+        .args([
+            "-display",
+            desktop.xvfb.display(),
+            "-window",
+            "root",
+            "-crop",
+            "700x260+580+540",
+            "+repage",
+            "-trim",
+            "+repage",
+        ])
+        .arg(&shot)
+        .status()
+        .expect("import (imagemagick) runs");
+    assert!(status.success());
+    std::fs::copy(&shot, target).expect("copy the screenshot");
+    let _ = host.kill().await;
+}
+
 /// How many forms the broker holds, waiting or shown.
 async fn listed(bus: &PrivateBus) -> usize {
     let conn = bus.connect().await;
@@ -959,24 +1027,42 @@ async fn the_tray_counts_the_forms_and_opens_the_chosen_one() {
     })
     .await;
     assert_eq!(item.title().await, "No form waiting");
-    let first = ask(&desktop.bus, "First question?", SCHEMA, &[]);
+    let first = ask(
+        &desktop.bus,
+        "First question?",
+        SCHEMA,
+        &["--server", "deployer", "--host", "Claude Code"],
+    );
     eventually("the first form", || async { listed(&desktop.bus).await == 1 }).await;
     within_two_seconds("the item needs attention", || async {
         item.status().await == "NeedsAttention"
     })
     .await;
-    let second = ask(&desktop.bus, "Second question?", SCHEMA, &[]);
+    let second = ask(
+        &desktop.bus,
+        "Second question?",
+        SCHEMA,
+        &["--server", "linter", "--host", "Codex"],
+    );
     eventually("the second form", || async { listed(&desktop.bus).await == 2 }).await;
     within_two_seconds("the item counts two forms", || async {
         item.title().await.starts_with("2 forms waiting: ")
     })
     .await;
-    let asker = format!("{} for elicit ask", elicit_tests::asker_name());
-    assert_eq!(item.title().await, format!("2 forms waiting: {asker}"));
+    assert_eq!(
+        item.title().await,
+        "2 forms waiting: deployer for Claude Code, linter for Codex"
+    );
+    // Refreshes the picture in docs/frontends.md (needs
+    // haskell-gtk-sni-tray-utils): ELICIT_TRAY_SCREENSHOT=$PWD/docs/tray-menu.png
+    // cargo test -p elicit-tests --test gtk -- tray_counts
+    if let Ok(target) = std::env::var("ELICIT_TRAY_SCREENSHOT") {
+        tray_screenshot(&desktop, &target).await;
+    }
     let menu = item.menu_items().await;
     assert_eq!(menu.len(), 2, "{menu:?}");
-    assert!(menu[0].1.ends_with(": First question?"), "{menu:?}");
-    assert!(menu[1].1.ends_with(": Second question?"), "{menu:?}");
+    assert_eq!(menu[0].1, "deployer for Claude Code: First question?", "{menu:?}");
+    assert_eq!(menu[1].1, "linter for Codex: Second question?", "{menu:?}");
     // The window shows the first; the menu brings the second to it.
     desktop.wait_for(&["First question?"]).await;
     item.click("Second question?").await;
