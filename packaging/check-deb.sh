@@ -54,6 +54,7 @@ if [ -e "$root/elicit-gtk/usr/share/locale" ]; then
   fail "elicit-gtk carries translations, which belong to elicitd"
 fi
 expect elicit-gtk usr/bin/elicit-gtk usr/share/applications/dev.elicitd.Gtk.desktop \
+  etc/xdg/autostart/dev.elicitd.Gtk-autostart.desktop \
   usr/share/man/man1/elicit-gtk.1.gz usr/share/doc/elicit-gtk/copyright \
   usr/share/doc/elicit-gtk/changelog.Debian.gz
 if [ -e "$root/elicitd/usr/bin/elicit-gtk" ] || [ -e "$root/elicitd/usr/share/applications" ]; then

@@ -13,6 +13,8 @@ use std::process::{Child, Command, Stdio};
 
 #[path = "gtk/portal.rs"]
 mod portal;
+#[path = "gtk/watcher.rs"]
+mod watcher;
 
 use elicit_tests::{Daemon, PrivateBus, Xvfb, ask, binary, eventually, printed, within};
 use serde_json::{Value, json};
@@ -43,6 +45,8 @@ struct Desktop {
     runtime: PathBuf,
     /// The settings portal's connection, when there is one.
     portal: Option<zbus::Connection>,
+    /// The status-notifier watcher (a tray's), when there is one.
+    tray: Option<watcher::Watcher>,
     _services: tempfile::TempDir,
 }
 
@@ -54,12 +58,19 @@ impl Desktop {
     /// As [`Desktop::start`], elicit-gtk running with `env` added (a
     /// language).
     async fn start_with_env(env: Vec<(&str, String)>) -> Desktop {
-        Desktop::start_full(env, None).await
+        Desktop::start_full(env, None, false).await
+    }
+
+    /// As [`Desktop::start`], with a status-notifier watcher on the bus
+    /// first, as a desktop with a tray has at login.
+    async fn start_with_tray() -> Desktop {
+        Desktop::start_full(Vec::new(), None, true).await
     }
 
     /// As [`Desktop::start_with_env`], with a settings portal that says
-    /// `color_scheme` (0 none, 1 dark, 2 light) on the bus first.
-    async fn start_full(env: Vec<(&str, String)>, color_scheme: Option<u32>) -> Desktop {
+    /// `color_scheme` (0 none, 1 dark, 2 light) on the bus first, and a
+    /// status-notifier watcher when `tray`.
+    async fn start_full(env: Vec<(&str, String)>, color_scheme: Option<u32>, tray: bool) -> Desktop {
         let services = tempfile::tempdir().expect("temp dir");
         std::fs::write(services.path().join("org.a11y.Bus.service"), A11Y_SERVICE).expect("service file");
         // The accessibility bus launcher puts its socket in
@@ -77,6 +88,10 @@ impl Desktop {
         let portal = match color_scheme {
             Some(scheme) => Some(portal::serve(&bus, scheme).await),
             None => None,
+        };
+        let tray = match tray {
+            true => Some(watcher::Watcher::start(&bus).await),
+            false => None,
         };
         // A recording `xdg-open` first on PATH: it proves when (and
         // whether) a URL was opened.
@@ -127,6 +142,7 @@ impl Desktop {
             opened,
             runtime,
             portal,
+            tray,
             _services: services,
         };
         eventually("elicit-gtk to register", || async {
@@ -138,6 +154,11 @@ impl Desktop {
 
     fn log(&self) -> String {
         std::fs::read_to_string(self.bus.dir().join("gtk.log")).unwrap_or_default()
+    }
+
+    /// elicit-gtk's tray item, once it registered with the watcher.
+    async fn item(&self) -> watcher::Item {
+        self.tray.as_ref().expect("a desktop with a tray").item().await
     }
 
     /// Runs the AT-SPI helper; its own deadline bounds every wait. A
@@ -888,7 +909,7 @@ async fn brightness(desktop: &Desktop, window: &str) -> f64 {
 /// settings portal, at start and when it changes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_window_follows_the_portals_dark_preference() {
-    let desktop = Desktop::start_full(Vec::new(), Some(1)).await;
+    let desktop = Desktop::start_full(Vec::new(), Some(1), false).await;
     let asked = ask(&desktop.bus, "Dark or light?", SCHEMA, &[]);
     desktop.wait_for(&["Dark or light?"]).await;
     let window = desktop.focus(&title()).await;
@@ -904,4 +925,218 @@ async fn the_window_follows_the_portals_dark_preference() {
     .await;
     desktop.keys(&["Escape"]).await;
     assert_eq!(printed(asked).await.1, Some(4));
+}
+
+/// Waits up to 2 s for `condition`: the tray's promise to the user.
+async fn within_two_seconds<F, Fut>(what: &str, mut condition: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let waited = tokio::time::timeout(std::time::Duration::from_secs(2), async {
+        while !condition().await {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(waited.is_ok(), "not within 2 s: {what}");
+}
+
+/// Shows the tray in a real tray host (gtk-sni-tray-standalone, a bar
+/// along the bottom of the screen), opens the item's menu as a user does
+/// (a right click on its icon, at the bar's end) and captures it.
+async fn tray_screenshot(desktop: &Desktop, target: &str) {
+    let mut host = tokio::process::Command::new("gtk-sni-tray-standalone")
+        .args(["--bottom", "--end"])
+        .env("DISPLAY", desktop.xvfb.display())
+        .env("GDK_BACKEND", "x11")
+        .env("DBUS_SESSION_BUS_ADDRESS", desktop.bus.address())
+        .env("XDG_RUNTIME_DIR", &desktop.runtime)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("gtk-sni-tray-standalone starts (install haskell-gtk-sni-tray-utils)");
+    desktop
+        .xdotool(&[
+            "search",
+            "--sync",
+            "--onlyvisible",
+            "--name",
+            "gtk-sni-tray-standalone",
+        ])
+        .await;
+    let shot = desktop.bus.dir().join("tray.png");
+    // The icon shows once the host has read the item; the menu opens once
+    // it is there: click until a menu window maps.
+    eventually("the tray's menu to open", || async {
+        desktop.xdotool(&["mousemove", "1264", "785", "click", "3"]).await;
+        let windows = desktop.xdotool(&["search", "--onlyvisible", "--name", ""]).await;
+        let mut menu = false;
+        for window in windows.lines() {
+            let geometry = desktop.xdotool(&["getwindowgeometry", window]).await;
+            // A popup above the bar, not the bar, the window or the root.
+            menu |= geometry.contains("Position: ") && !geometry.contains(",770 ") && {
+                let y: i64 = geometry
+                    .split("Position: ")
+                    .nth(1)
+                    .and_then(|p| p.split(',').nth(1))
+                    .and_then(|p| p.split_whitespace().next())
+                    .and_then(|y| y.parse().ok())
+                    .unwrap_or(0);
+                y > 400
+            };
+        }
+        menu
+    })
+    .await;
+    let status = Command::new("import")
+        .args([
+            "-display",
+            desktop.xvfb.display(),
+            "-window",
+            "root",
+            "-crop",
+            "700x260+580+540",
+            "+repage",
+            "-trim",
+            "+repage",
+        ])
+        .arg(&shot)
+        .status()
+        .expect("import (imagemagick) runs");
+    assert!(status.success());
+    std::fs::copy(&shot, target).expect("copy the screenshot");
+    let _ = host.kill().await;
+}
+
+/// How many forms the broker holds, waiting or shown.
+async fn listed(bus: &PrivateBus) -> usize {
+    let conn = bus.connect().await;
+    let broker = elicit_proto::dbus::Broker1Proxy::new(&conn).await.expect("proxy");
+    let json = broker.list_forms().await.expect("ListForms");
+    serde_json::from_str::<Vec<Value>>(&json).expect("JSON").len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tray_counts_the_forms_and_opens_the_chosen_one() {
+    let desktop = Desktop::start_with_tray().await;
+    let item = desktop.item().await;
+    eventually("the item to be passive", || async {
+        item.status().await == "Passive"
+    })
+    .await;
+    assert_eq!(item.title().await, "No form waiting");
+    let first = ask(
+        &desktop.bus,
+        "First question?",
+        SCHEMA,
+        &["--server", "deployer", "--host", "Claude Code"],
+    );
+    eventually("the first form", || async { listed(&desktop.bus).await == 1 }).await;
+    within_two_seconds("the item needs attention", || async {
+        item.status().await == "NeedsAttention"
+    })
+    .await;
+    let second = ask(
+        &desktop.bus,
+        "Second question?",
+        SCHEMA,
+        &["--server", "linter", "--host", "Codex"],
+    );
+    eventually("the second form", || async { listed(&desktop.bus).await == 2 }).await;
+    within_two_seconds("the item counts two forms", || async {
+        item.title().await.starts_with("2 forms waiting: ")
+    })
+    .await;
+    assert_eq!(
+        item.title().await,
+        "2 forms waiting: deployer for Claude Code, linter for Codex"
+    );
+    // Refreshes the picture in docs/frontends.md (needs
+    // haskell-gtk-sni-tray-utils): ELICIT_TRAY_SCREENSHOT=$PWD/docs/tray-menu.png
+    // cargo test -p elicit-tests --test gtk -- tray_counts
+    if let Ok(target) = std::env::var("ELICIT_TRAY_SCREENSHOT") {
+        tray_screenshot(&desktop, &target).await;
+    }
+    let menu = item.menu_items().await;
+    assert_eq!(menu.len(), 2, "{menu:?}");
+    assert_eq!(menu[0].1, "deployer for Claude Code: First question?", "{menu:?}");
+    assert_eq!(menu[1].1, "linter for Codex: Second question?", "{menu:?}");
+    // The window shows the first; the menu brings the second to it.
+    desktop.wait_for(&["First question?"]).await;
+    item.click("Second question?").await;
+    desktop.wait_for(&["Second question?"]).await;
+    desktop.click("Decline").await;
+    assert_eq!(printed(second).await, (json!({"action": "decline"}), Some(3)));
+    desktop.wait_for(&["First question?"]).await;
+    desktop.click("Decline").await;
+    assert_eq!(printed(first).await, (json!({"action": "decline"}), Some(3)));
+    eventually("no form left", || async { listed(&desktop.bus).await == 0 }).await;
+    within_two_seconds("the item is passive again", || async {
+        item.status().await == "Passive"
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_copy_leaves_the_first_running() {
+    let desktop = Desktop::start().await;
+    let second = within(
+        "the second elicit-gtk to end",
+        tokio::process::Command::new(binary("elicit-gtk"))
+            .arg("--bus")
+            .arg(desktop.bus.address())
+            .env("DISPLAY", desktop.xvfb.display())
+            .env("GDK_BACKEND", "x11")
+            .env("GSETTINGS_BACKEND", "memory")
+            .env("DBUS_SESSION_BUS_ADDRESS", desktop.bus.address())
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("elicit-gtk runs");
+    assert!(second.status.success(), "{second:?}");
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(said.contains("runs already"), "{said}");
+    assert!(!said.contains("registered with elicitd"), "{said}");
+    // The first still shows forms.
+    let asked = ask(&desktop.bus, "Still there?", SCHEMA, &[]);
+    desktop.wait_for(&["Still there?"]).await;
+    desktop.click("Decline").await;
+    assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_companion_outlives_the_daemon_and_serves_the_next_one() {
+    let mut desktop = Desktop::start().await;
+    // The tray comes after elicit-gtk, as when a panel restarts.
+    let tray = watcher::Watcher::start(&desktop.bus).await;
+    let item = tray.item().await;
+    // The daemon exits cleanly (as at an idle exit), and a new one comes.
+    assert!(desktop.daemon.terminate().is_some(), "elicitd did not exit");
+    desktop.daemon.restart().await;
+    assert!(
+        desktop.gtk.try_wait().expect("elicit-gtk's status").is_none(),
+        "elicit-gtk ended with the daemon:\n{}",
+        desktop.log()
+    );
+    eventually("elicit-gtk to register with the new daemon", || async {
+        desktop.daemon.log().contains("front-end registered frontend=gtk")
+    })
+    .await;
+    let asked = ask(&desktop.bus, "After the restart?", SCHEMA, &[]);
+    eventually("the form", || async { listed(&desktop.bus).await == 1 }).await;
+    within_two_seconds("the item needs attention", || async {
+        item.status().await == "NeedsAttention"
+    })
+    .await;
+    desktop.wait_for(&["After the restart?"]).await;
+    desktop.click("Decline").await;
+    assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
+    within_two_seconds("the item is passive again", || async {
+        item.status().await == "Passive"
+    })
+    .await;
 }

@@ -421,3 +421,108 @@ async fn the_summary_names_the_asker() {
     );
     assert_eq!(printed(asked).await.1, Some(3));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_form_is_notified_again() {
+    let desk = desk_with_env(vec![("ELICIT_NOTIFY_RENOTIFY_AFTER", "1".into())]).await;
+    let asked = ask(&desk.bus, "Deploy now?", CONFIRM);
+    // Nobody answers: a second notification follows the first, and the
+    // first is gone.
+    eventually("a reminder", || async { desk.dunst.logged().len() >= 2 }).await;
+    let logged = desk.dunst.logged();
+    assert_ne!(logged[0].id, logged[1].id, "{logged:?}");
+    assert_eq!(logged[0].summary, logged[1].summary, "{logged:?}");
+    assert!(logged.iter().all(|l| l.urgency == "NORMAL"), "{logged:?}");
+    desk.dunst.wait_displayed(&desk.conn, 1).await;
+    // The reminder answers as the first did.
+    desk.dunst.choose("accept").await;
+    assert_eq!(
+        printed(asked).await,
+        (json!({"action": "accept", "content": {}}), Some(0))
+    );
+    desk.dunst.wait_displayed(&desk.conn, 0).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_near_its_deadline_is_notified_critically_and_closed_when_answered_elsewhere() {
+    // No reminders: the second notification is the deadline's.
+    let desk = desk_with_env(vec![("ELICIT_NOTIFY_RENOTIFY_AFTER", "0".into())]).await;
+    // 62 s: the critical notification is due 2 s after the form comes.
+    let flags = elicit_tests::ASKER_FLAGS;
+    let mut flags = flags.to_vec();
+    flags.extend(["--timeout", "62"]);
+    let asked = elicit_tests::ask(&desk.bus, "Deploy now?", CONFIRM, &flags);
+    eventually("the critical notification", || async {
+        desk.dunst.logged().iter().any(|l| l.urgency == "CRITICAL")
+    })
+    .await;
+    let logged = desk.dunst.logged();
+    assert_eq!(logged.len(), 2, "{logged:?}");
+    assert_eq!(logged[0].urgency, "NORMAL", "{logged:?}");
+    assert_eq!(logged[1].urgency, "CRITICAL", "{logged:?}");
+    assert!(logged[1].summary.ends_with("asks"), "{logged:?}");
+    desk.dunst.wait_displayed(&desk.conn, 1).await;
+    // Refreshes the picture in docs/frontends.md:
+    // ELICIT_NOTIFY_SCREENSHOT=$PWD/docs/notify-critical.png cargo test -p
+    // elicit-tests --test notify -- critically
+    if let Ok(target) = std::env::var("ELICIT_NOTIFY_SCREENSHOT") {
+        // The screen, cut to what is drawn on it: the notification.
+        let status = std::process::Command::new("import")
+            .args([
+                "-display",
+                desk.dunst.display(),
+                "-window",
+                "root",
+                "-trim",
+                "+repage",
+            ])
+            .arg(&target)
+            .status()
+            .expect("import (imagemagick) runs");
+        assert!(status.success() && std::fs::metadata(&target).is_ok_and(|m| m.len() > 1_000));
+    }
+    // Answered with `elicit answer` (it claims the form from
+    // elicit-notify): the notification closes.
+    let listed = forms(&desk.conn).await;
+    let id = listed[0]["id"].to_string();
+    let answered = tokio::process::Command::new(binary("elicit"))
+        .args(["--bus", desk.bus.address(), "answer", &id, "--decline"])
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("elicit answer runs");
+    assert!(answered.status.success(), "{answered:?}");
+    desk.dunst.wait_displayed(&desk.conn, 0).await;
+    assert_eq!(printed(asked).await, (json!({"action": "decline"}), Some(3)));
+    assert_eq!(desk.dunst.logged().len(), 2, "no notification after the answer");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn do_not_disturb_lets_only_the_critical_notification_through() {
+    let bus = PrivateBus::start();
+    let server = FakeServer::start_inhibited(&bus, &["actions", "body"]).await;
+    let _daemon = Daemon::start(&bus, CONFIG).await;
+    let notify = Notify::start(&bus).await;
+    let conn = bus.connect().await;
+    // Plenty of time: the form is held without a notification.
+    let quiet = ask(&bus, "Deploy now?", CONFIRM);
+    eventually("elicit-notify to hold the form quietly", || async {
+        notify.log().contains("Do Not Disturb is on")
+    })
+    .await;
+    let listed = forms(&conn).await;
+    assert_eq!(listed[0]["presented-to"], "notify", "{listed:?}");
+    // Under a minute left: critical, through Do Not Disturb.
+    let urgent = elicit_tests::ask(&bus, "Roll back?", CONFIRM, &["--timeout", "30"]);
+    eventually("the critical notification", || async {
+        !server.shown().is_empty()
+    })
+    .await;
+    let shown = server.shown();
+    assert_eq!(shown.len(), 1, "only the critical one: {shown:?}");
+    assert_eq!(shown[0].urgency, Some(2), "{shown:?}");
+    assert!(shown[0].body.starts_with("Roll back?"), "{shown:?}");
+    server.invoke(&shown[0], "decline").await;
+    assert_eq!(printed(urgent).await, (json!({"action": "decline"}), Some(3)));
+    drop(quiet);
+}

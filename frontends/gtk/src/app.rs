@@ -30,6 +30,11 @@ pub fn run(events: Receiver<BusEvent>, commands: Sender<Command>) -> bool {
         let events = events.clone();
         glib::MainContext::default().spawn_local(async move {
             while let Ok(event) = events.recv().await {
+                if let BusEvent::AlreadyRunning = event {
+                    eprintln!("elicit-gtk: another elicit-gtk runs already; it shows the forms");
+                    ui.quit();
+                    return;
+                }
                 if let BusEvent::Fatal(error) = event {
                     eprintln!("elicit-gtk: {error}");
                     ok.set(false);

@@ -38,8 +38,38 @@ pub enum BusEvent {
     /// The desktop prefers a dark (`true`) or light style (the settings
     /// portal, see `appearance`).
     PreferDark(bool),
+    /// The user chose this form in the tray: show it first, and the
+    /// window.
+    Open(String),
+    /// Another elicit-gtk serves this bus: this one ends, successfully.
+    AlreadyRunning,
     /// The bus cannot be used at all: the program must end.
     Fatal(String),
+}
+
+/// The name the running elicit-gtk owns on the broker's bus, so that a
+/// second copy (an autostart beside a daemon-started one) ends at once.
+pub const INSTANCE_NAME: &str = "dev.elicitd.Gtk";
+
+/// Owns [`INSTANCE_NAME`] on a connection of its own (the link's
+/// connection registers at once, and a second copy must not be presented
+/// a form before it ends); `None` when another copy owns it.
+async fn one_copy(address: Option<&str>) -> zbus::Result<Option<zbus::Connection>> {
+    let conn = match address {
+        Some(address) => zbus::connection::Builder::address(address)?.build().await?,
+        None => zbus::Connection::session().await?,
+    };
+    // Its object server answers a call to this connection (with "no such
+    // object") rather than leaving the caller waiting.
+    let _ = conn.object_server();
+    match conn
+        .request_name_with_flags(INSTANCE_NAME, zbus::fdo::RequestNameFlags::DoNotQueue.into())
+        .await
+    {
+        Ok(_) => Ok(Some(conn)),
+        Err(zbus::Error::NameTaken) => Ok(None),
+        Err(error) => Err(error),
+    }
 }
 
 /// Why an answer did not reach the broker.
@@ -73,6 +103,19 @@ pub async fn serve(
     events: Sender<BusEvent>,
     commands: Receiver<Command>,
 ) {
+    // Held until the program ends.
+    let _instance = match one_copy(address.as_deref()).await {
+        Ok(Some(conn)) => conn,
+        Ok(None) => {
+            let _ = events.send(BusEvent::AlreadyRunning).await;
+            return;
+        }
+        Err(error) => {
+            let error = elicit_link::LinkError::from(error);
+            let _ = events.send(BusEvent::Fatal(error.to_string())).await;
+            return;
+        }
+    };
     let link = match start(address.as_deref(), &events).await {
         Ok(link) => link,
         Err(error) => {
@@ -80,6 +123,8 @@ pub async fn serve(
             return;
         }
     };
+    // Ends by itself once the window is gone.
+    tokio::spawn(crate::tray::run(link.connection().clone(), events.clone()));
     while let Ok(command) = commands.recv().await {
         if matches!(command, Command::Quit) {
             break;

@@ -41,6 +41,7 @@ pub mod mnemonics;
 pub mod opener;
 pub mod queue;
 pub mod reasons;
+pub mod tray;
 pub mod url;
 mod window;
 mod wiring;

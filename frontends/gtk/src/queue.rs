@@ -74,6 +74,17 @@ impl Queue {
         }
     }
 
+    /// Brings `form` to the front: the user chose it (in the tray).
+    /// Returns whether it is here.
+    pub fn promote(&mut self, form: &str) -> bool {
+        let Some(index) = self.entries.iter().position(|e| e.form == form) else {
+            return false;
+        };
+        let entry = self.entries.remove(index);
+        self.entries.insert(0, entry);
+        true
+    }
+
     /// The broker withdraws a form; withdrawing the shown one leaves a
     /// notice saying why.
     pub fn withdraw(&mut self, form: &str, reason: &str) {
@@ -201,6 +212,18 @@ mod tests {
         assert_eq!(queue.waiting(), 3);
         queue.answered("1", Ok(()));
         assert!(matches!(queue.current().map(|e| &e.body), Some(Body::Url(_))));
+    }
+
+    #[test]
+    fn a_form_chosen_in_the_tray_comes_first() {
+        let mut queue = Queue::default();
+        for form in ["1", "2", "3"] {
+            queue.show(show(form, CONFIRM));
+        }
+        assert!(queue.promote("3"));
+        let order: Vec<&str> = queue.entries.iter().map(|e| e.form.as_str()).collect();
+        assert_eq!(order, ["3", "1", "2"]);
+        assert!(!queue.promote("9"), "a form not here");
     }
 
     #[test]

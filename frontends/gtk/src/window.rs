@@ -202,6 +202,7 @@ impl Ui {
 
     /// Applies a bus event, then redraws.
     pub(crate) fn apply(self: &Rc<Self>, event: BusEvent) {
+        let mut raise = false;
         {
             let mut state = self.state.borrow_mut();
             match event {
@@ -219,10 +220,14 @@ impl Ui {
                         settings.set_gtk_application_prefer_dark_theme(dark);
                     }
                 }
-                BusEvent::Fatal(_) => {}
+                BusEvent::Open(form) => raise = state.promote(&form),
+                BusEvent::Fatal(_) | BusEvent::AlreadyRunning => {}
             }
         }
         self.render();
+        if raise {
+            self.window.present();
+        }
     }
 
     /// Makes the widgets show the state: the first form, or a lone notice,

@@ -15,6 +15,11 @@ use elicit_proto::{Action, Answer, Elicitation, FieldKind, Mode};
 /// the button rows of common notification servers.
 pub const MAX_CHOICES: usize = 3;
 
+/// The most characters of the server's message a notification carries:
+/// it is a prompt to answer, not the place to read a long text ("Open…"
+/// and the other front-ends show all of it).
+pub const MAX_MESSAGE: usize = 200;
+
 /// Action key of "Open…".
 pub const OPEN: &str = "open";
 /// Action key of "Accept".
@@ -57,7 +62,7 @@ impl Card {
         let summary = who_asks(origin);
         let mut card = Card {
             summary,
-            body: text(&request.message),
+            body: text(&short(&request.message)),
             icon: origin.icon_name().unwrap_or("dialog-question").to_owned(),
             actions: Vec::new(),
             replies: Vec::new(),
@@ -163,6 +168,21 @@ fn who_asks(origin: &Origin) -> String {
     fill(&template, &[("server", &server), ("host", &host)])
 }
 
+/// `message` cut to [`MAX_MESSAGE`] characters, at a word where one is
+/// near, with an ellipsis.
+fn short(message: &str) -> String {
+    let message = message.trim();
+    let Some((cut, _)) = message.char_indices().nth(MAX_MESSAGE) else {
+        return message.to_owned();
+    };
+    let head = &message[..cut];
+    let head = match head.rfind(char::is_whitespace) {
+        Some(space) if space > cut / 2 => &head[..space],
+        _ => head,
+    };
+    format!("{}…", head.trim_end())
+}
+
 /// Escapes text for a server that reads the body as markup: a message is
 /// text, and `<b>` from a server must not become bold, nor `<a>` a link.
 fn escape(text: &str) -> String {
@@ -256,6 +276,21 @@ mod tests {
         );
         assert_eq!(keys(&url), [OPEN, DECLINE]);
         assert!(url.body.contains("example.com"), "{}", url.body);
+    }
+
+    #[test]
+    fn a_long_message_is_cut_short() {
+        let long = "word ".repeat(100);
+        let card = Card::new(
+            &request(json!({"message": long, "requestedSchema": {"type": "object", "properties": {}}})),
+            &origin(),
+            false,
+        );
+        assert!(card.body.ends_with("word…"), "{}", card.body);
+        assert!(card.body.chars().count() <= MAX_MESSAGE + 1, "{}", card.body);
+        let unbroken = "é".repeat(300);
+        assert_eq!(short(&unbroken).chars().count(), MAX_MESSAGE + 1);
+        assert_eq!(short("  Deploy?  "), "Deploy?");
     }
 
     #[test]

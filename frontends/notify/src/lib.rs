@@ -9,7 +9,9 @@
 pub mod app;
 pub mod broker;
 pub mod card;
+pub mod escalate;
 pub mod program;
+pub mod quiet;
 pub mod server;
 
 use elicit_link::DocsArgs;
@@ -28,6 +30,16 @@ pub struct Args {
     /// on (default: the session bus, `DBUS_SESSION_BUS_ADDRESS`).
     #[arg(long, value_name = "ADDRESS")]
     pub bus: Option<String>,
+    /// Notify again about a form still waiting this many seconds after its
+    /// last notification; 0 never does. A form whose deadline is less than
+    /// a minute away is notified with urgency critical either way.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 120,
+        env = "ELICIT_NOTIFY_RENOTIFY_AFTER"
+    )]
+    pub renotify_after: u64,
     /// `--generate-docs`, for packaging.
     #[command(flatten)]
     pub docs: DocsArgs,
@@ -51,6 +63,11 @@ pub async fn run(args: Args, stop: impl std::future::Future<Output = ()>) -> Res
     // Forms shown meanwhile wait in `inbox`: the notification server's
     // signals are subscribed to before the first notification goes out.
     let server = server::Server::connect(link.connection()).await?;
-    app::App::new(link, server).run(inbox, stop).await;
+    let schedule = escalate::Schedule {
+        renotify_after: (args.renotify_after != 0)
+            .then(|| std::time::Duration::from_secs(args.renotify_after)),
+        ..escalate::Schedule::default()
+    };
+    app::App::new(link, server, schedule).run(inbox, stop).await;
     Ok(())
 }

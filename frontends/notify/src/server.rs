@@ -21,6 +21,8 @@ use zbus::fdo::{DBusProxy, NameOwnerChangedStream};
 use zbus::zvariant::Value;
 use zbus::{Connection, MatchRule, MessageStream};
 
+use crate::escalate::Urgency;
+
 /// The notification server's bus name and interface.
 pub const NAME: &str = "org.freedesktop.Notifications";
 /// Its object path.
@@ -248,9 +250,20 @@ impl Watch {
 }
 
 /// A notification for a form: never expires by itself, stays after an
-/// action is invoked (the answer closes it), and asks for attention
-/// without being critical.
-pub fn form_notification(summary: &str, body: &str, icon: &str, actions: Vec<String>) -> Notification {
+/// action is invoked (the answer closes it), and asks for attention at
+/// `urgency` (critical only when the form's deadline is near: GNOME and
+/// Plasma let critical notifications through Do Not Disturb).
+pub fn form_notification(
+    summary: &str,
+    body: &str,
+    icon: &str,
+    actions: Vec<String>,
+    urgency: Urgency,
+) -> Notification {
+    let urgency = match urgency {
+        Urgency::Normal => notify_rust::Urgency::Normal,
+        Urgency::Critical => notify_rust::Urgency::Critical,
+    };
     let mut notification = Notification::new();
     notification
         .appname("elicitd")
@@ -259,7 +272,7 @@ pub fn form_notification(summary: &str, body: &str, icon: &str, actions: Vec<Str
         .body(body)
         .hint(Hint::Category("x-elicitd.form".into()))
         .hint(Hint::Resident(true))
-        .hint(Hint::Urgency(notify_rust::Urgency::Normal))
+        .hint(Hint::Urgency(urgency))
         .timeout(notify_rust::Timeout::Never);
     notification.actions = actions;
     notification

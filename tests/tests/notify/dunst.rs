@@ -20,6 +20,20 @@ pub struct Dunst {
     pick: PathBuf,
     /// What dunst last offered in its menu: `#Label (summary) [id,key]`.
     menu: PathBuf,
+    /// One line per notification dunst displayed: `ID URGENCY SUMMARY`,
+    /// written by a dunst rule's script.
+    log: PathBuf,
+}
+
+/// A notification as dunst's script saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Logged {
+    /// Its id.
+    pub id: u32,
+    /// `LOW`, `NORMAL` or `CRITICAL`.
+    pub urgency: String,
+    /// Its title.
+    pub summary: String,
 }
 
 impl Dunst {
@@ -44,8 +58,29 @@ impl Dunst {
         )
         .expect("write the menu script");
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        // A rule without filters runs its script for every notification,
+        // with what dunst shows in its environment.
+        let log = dir.join("dunst-log");
+        let logger = dir.join("dunst-log.sh");
+        std::fs::write(
+            &logger,
+            format!(
+                "#!/bin/sh\nprintf '%s %s %s\\n' \"$DUNST_ID\" \"$DUNST_URGENCY\" \"$DUNST_SUMMARY\" >> '{}'\n",
+                log.display()
+            ),
+        )
+        .expect("write the log script");
+        std::fs::set_permissions(&logger, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         let config = dir.join("dunstrc");
-        std::fs::write(&config, format!("[global]\ndmenu = {}\n", script.display())).expect("write dunstrc");
+        std::fs::write(
+            &config,
+            format!(
+                "[global]\ndmenu = {}\n[log]\nscript = {}\n",
+                script.display(),
+                logger.display()
+            ),
+        )
+        .expect("write dunstrc");
         let child = Command::new("dunst")
             .arg("-config")
             .arg(&config)
@@ -62,6 +97,7 @@ impl Dunst {
             address: bus.address().to_owned(),
             pick,
             menu,
+            log,
         };
         let conn = bus.connect().await;
         eventually("dunst to own org.freedesktop.Notifications", || {
@@ -129,6 +165,21 @@ impl Dunst {
             }
         })
         .await
+    }
+
+    /// Every notification dunst has displayed so far, oldest first.
+    pub fn logged(&self) -> Vec<Logged> {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        text.lines()
+            .filter_map(|line| {
+                let mut parts = line.splitn(3, ' ');
+                Some(Logged {
+                    id: parts.next()?.parse().ok()?,
+                    urgency: parts.next()?.to_owned(),
+                    summary: parts.next()?.to_owned(),
+                })
+            })
+            .collect()
     }
 
     /// Closes the newest notification as a user dismissing it does.

@@ -23,12 +23,16 @@ pub struct Shown {
     pub body: String,
     /// key, label, key, label…
     pub actions: Vec<String>,
+    /// The `urgency` hint: 0 low, 1 normal, 2 critical.
+    pub urgency: Option<u8>,
 }
 
 struct Iface {
     shown: Arc<Mutex<Vec<Shown>>>,
     capabilities: Vec<String>,
     first_id: u32,
+    /// Do Not Disturb, as KDE Plasma's server says it.
+    inhibited: bool,
 }
 
 #[zbus::interface(name = "org.freedesktop.Notifications")]
@@ -43,7 +47,7 @@ impl Iface {
         summary: &str,
         body: &str,
         actions: Vec<String>,
-        _hints: std::collections::HashMap<String, OwnedValue>,
+        hints: std::collections::HashMap<String, OwnedValue>,
         _expire_timeout: i32,
     ) -> u32 {
         let mut shown = self.shown.lock().unwrap_or_else(|p| p.into_inner());
@@ -54,6 +58,7 @@ impl Iface {
             summary: summary.to_owned(),
             body: body.to_owned(),
             actions,
+            urgency: hints.get("urgency").and_then(|u| u8::try_from(u).ok()),
         });
         id
     }
@@ -62,6 +67,11 @@ impl Iface {
 
     fn get_capabilities(&self) -> Vec<String> {
         self.capabilities.clone()
+    }
+
+    #[zbus(property)]
+    fn inhibited(&self) -> bool {
+        self.inhibited
     }
 
     fn get_server_information(&self) -> (String, String, String, String) {
@@ -79,11 +89,22 @@ impl FakeServer {
     /// Serves `org.freedesktop.Notifications` on `bus` with
     /// `capabilities`, numbering notifications from `first_id`.
     pub async fn start(bus: &PrivateBus, capabilities: &[&str], first_id: u32) -> FakeServer {
+        FakeServer::start_as(bus, capabilities, first_id, false).await
+    }
+
+    /// As [`FakeServer::start`], in Do Not Disturb (`Inhibited`, as KDE
+    /// Plasma's server has it).
+    pub async fn start_inhibited(bus: &PrivateBus, capabilities: &[&str]) -> FakeServer {
+        FakeServer::start_as(bus, capabilities, 1, true).await
+    }
+
+    async fn start_as(bus: &PrivateBus, capabilities: &[&str], first_id: u32, inhibited: bool) -> FakeServer {
         let shown = Arc::new(Mutex::new(Vec::new()));
         let iface = Iface {
             shown: shown.clone(),
             capabilities: capabilities.iter().map(|c| (*c).to_owned()).collect(),
             first_id,
+            inhibited,
         };
         let conn = bus.serve_at("/org/freedesktop/Notifications", iface).await;
         conn.request_name("org.freedesktop.Notifications")

@@ -6,12 +6,13 @@
 //! `cargo build --release --workspace --bins && target/release/elicit-bench`.
 //! Arguments: an iteration count (default 400), then optionally the names
 //! of the sections to run (`broker`, `broker-crash`, `proxy`, `scale`,
-//! `idle`); `broker-crash` is `broker` with `[store] sync =
+//! `idle`, `desktop`); `broker-crash` is `broker` with `[store] sync =
 //! "process-crash"`, to weigh what the power-cut sync costs. It runs only
 //! when named.
 
 mod broker;
 mod cpu;
+mod desktop;
 mod figure;
 mod http;
 mod idle;
@@ -55,6 +56,10 @@ async fn main() {
     if wanted("idle") {
         let bus = PrivateBus::start();
         rows.extend(idle::rows(&bus).await);
+    }
+
+    if wanted("desktop") {
+        rows.extend(desktop::rows(iterations).await);
     }
 
     let report = figure::report(&rows);
