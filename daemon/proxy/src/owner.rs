@@ -2,13 +2,17 @@
 //! host's cancellation of that request withdraws its form.
 //!
 //! On stdio a server's request carries no link to the client request it
-//! serves, except through task metadata. So the proxy attributes a form
-//! only where it is sure: to the task its `_meta` names
-//! (`io.modelcontextprotocol/related-task`), or to the host's only request
-//! in flight when the form came. A form asked while several requests were
-//! in flight belongs to none of them: only the server's own cancellation
-//! (or the host leaving) withdraws it. (In the 2026-07-28 era the form is
-//! part of the request's own round, so no guess is needed.)
+//! serves, except through task metadata. So the proxy attributes a form to
+//! the task its `_meta` names (`io.modelcontextprotocol/related-task`), or
+//! else to the host's requests in flight when the form came: it serves one
+//! of them, the proxy cannot tell which. Once every one of them is
+//! cancelled or answered, nobody is left who could want the answer, and
+//! the form is withdrawn. A form asked outside any request belongs to
+//! nobody: only the server's own cancellation (or the host leaving)
+//! withdraws it. (In the 2026-07-28 era the form is part of the request's
+//! own round, so no guess is needed.)
+
+use std::collections::BTreeSet;
 
 use serde_json::Value;
 
@@ -18,8 +22,9 @@ pub const META_RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 /// What a server elicitation belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Owner {
-    /// A host request, by id key.
-    Request(String),
+    /// One of these host requests (id keys), still open: it shrinks as
+    /// they end, and the form's last possible owner ending withdraws it.
+    Requests(BTreeSet<String>),
     /// A task, by id.
     Task(String),
 }
@@ -35,10 +40,18 @@ pub fn owner_of<'a>(params: &Value, in_flight: impl IntoIterator<Item = &'a Stri
     {
         return Some(Owner::Task(task.to_owned()));
     }
-    let mut in_flight = in_flight.into_iter();
-    match (in_flight.next(), in_flight.next()) {
-        (Some(only), None) => Some(Owner::Request(only.clone())),
-        _ => None,
+    let in_flight: BTreeSet<String> = in_flight.into_iter().cloned().collect();
+    (!in_flight.is_empty()).then_some(Owner::Requests(in_flight))
+}
+
+impl Owner {
+    /// The host request `key` ended (cancelled or answered): true when it
+    /// was the last that could own the form.
+    pub fn request_ended(&mut self, key: &str) -> bool {
+        match self {
+            Owner::Requests(keys) => keys.remove(key) && keys.is_empty(),
+            Owner::Task(_) => false,
+        }
     }
 }
 
@@ -51,17 +64,31 @@ mod tests {
         ids.iter().map(|s| s.to_string()).collect()
     }
 
-    #[test]
-    fn the_only_request_in_flight_owns_the_form() {
-        let form = json!({"message": "Name?"});
-        assert_eq!(owner_of(&form, &keys(&["7"])), Some(Owner::Request("7".into())));
+    fn requests(ids: &[&str]) -> Option<Owner> {
+        Some(Owner::Requests(ids.iter().map(|s| s.to_string()).collect()))
     }
 
     #[test]
-    fn several_requests_in_flight_leave_the_form_unowned() {
+    fn the_only_request_in_flight_owns_the_form() {
         let form = json!({"message": "Name?"});
-        assert_eq!(owner_of(&form, &keys(&["7", "8"])), None);
+        assert_eq!(owner_of(&form, &keys(&["7"])), requests(&["7"]));
+    }
+
+    #[test]
+    fn several_requests_in_flight_each_may_own_the_form() {
+        let form = json!({"message": "Name?"});
+        assert_eq!(owner_of(&form, &keys(&["7", "8"])), requests(&["7", "8"]));
         assert_eq!(owner_of(&form, &keys(&[])), None, "asked outside any request");
+    }
+
+    #[test]
+    fn the_form_is_orphaned_only_when_its_last_possible_owner_ends() {
+        let mut owner = Owner::Requests(["7".to_owned(), "8".to_owned()].into());
+        assert!(!owner.request_ended("9"), "not one of them");
+        assert!(!owner.request_ended("7"), "8 may still want it");
+        assert!(!owner.request_ended("7"), "7 ended already");
+        assert!(owner.request_ended("8"));
+        assert!(!Owner::Task("t".into()).request_ended("8"));
     }
 
     #[test]
@@ -73,9 +100,6 @@ mod tests {
         );
         assert_eq!(owner_of(&form, &keys(&["7"])), Some(Owner::Task("t-1".into())));
         let malformed = json!({"message": "Name?", "_meta": {META_RELATED_TASK: {"taskId": 5}}});
-        assert_eq!(
-            owner_of(&malformed, &keys(&["7"])),
-            Some(Owner::Request("7".into()))
-        );
+        assert_eq!(owner_of(&malformed, &keys(&["7"])), requests(&["7"]));
     }
 }
