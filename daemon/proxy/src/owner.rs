@@ -5,9 +5,11 @@
 //! serves, except through task metadata. So the proxy attributes a form to
 //! the task its `_meta` names (`io.modelcontextprotocol/related-task`), or
 //! else to the host's requests in flight when the form came: it serves one
-//! of them, the proxy cannot tell which. Once every one of them is
-//! cancelled or answered, nobody is left who could want the answer, and
-//! the form is withdrawn. A form asked outside any request belongs to
+//! of them, the proxy cannot tell which. Once every one of them has ended
+//! and the host cancelled at least one, nobody is left who could want the
+//! answer, and the form is withdrawn. (A server that answers every call
+//! itself while its form waits still wants the form: it asked outside the
+//! calls' lifetimes, as a background job may.) A form asked outside any request belongs to
 //! nobody: only the server's own cancellation (or the host leaving)
 //! withdraws it. (In the 2026-07-28 era the form is part of the request's
 //! own round, so no guess is needed.)
@@ -22,9 +24,13 @@ pub const META_RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 /// What a server elicitation belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Owner {
-    /// One of these host requests (id keys), still open: it shrinks as
-    /// they end, and the form's last possible owner ending withdraws it.
-    Requests(BTreeSet<String>),
+    /// One of the host requests in flight when the form was asked.
+    Requests {
+        /// Those still open (id keys): the set shrinks as they end.
+        open: BTreeSet<String>,
+        /// The host cancelled one of them.
+        cancelled: bool,
+    },
     /// A task, by id.
     Task(String),
 }
@@ -41,15 +47,25 @@ pub fn owner_of<'a>(params: &Value, in_flight: impl IntoIterator<Item = &'a Stri
         return Some(Owner::Task(task.to_owned()));
     }
     let in_flight: BTreeSet<String> = in_flight.into_iter().cloned().collect();
-    (!in_flight.is_empty()).then_some(Owner::Requests(in_flight))
+    (!in_flight.is_empty()).then_some(Owner::Requests {
+        open: in_flight,
+        cancelled: false,
+    })
 }
 
 impl Owner {
-    /// The host request `key` ended (cancelled or answered): true when it
-    /// was the last that could own the form.
-    pub fn request_ended(&mut self, key: &str) -> bool {
+    /// The host request `key` ended, `cancelled` by the host or answered
+    /// by the server: true when that leaves the form nobody to wait for
+    /// (every possible owner ended, at least one of them cancelled).
+    pub fn request_ended(&mut self, key: &str, by_host: bool) -> bool {
         match self {
-            Owner::Requests(keys) => keys.remove(key) && keys.is_empty(),
+            Owner::Requests { open, cancelled } => {
+                if !open.remove(key) {
+                    return false;
+                }
+                *cancelled |= by_host;
+                open.is_empty() && *cancelled
+            }
             Owner::Task(_) => false,
         }
     }
@@ -65,7 +81,10 @@ mod tests {
     }
 
     fn requests(ids: &[&str]) -> Option<Owner> {
-        Some(Owner::Requests(ids.iter().map(|s| s.to_string()).collect()))
+        Some(Owner::Requests {
+            open: ids.iter().map(|s| s.to_string()).collect(),
+            cancelled: false,
+        })
     }
 
     #[test]
@@ -83,12 +102,26 @@ mod tests {
 
     #[test]
     fn the_form_is_orphaned_only_when_its_last_possible_owner_ends() {
-        let mut owner = Owner::Requests(["7".to_owned(), "8".to_owned()].into());
-        assert!(!owner.request_ended("9"), "not one of them");
-        assert!(!owner.request_ended("7"), "8 may still want it");
-        assert!(!owner.request_ended("7"), "7 ended already");
-        assert!(owner.request_ended("8"));
-        assert!(!Owner::Task("t".into()).request_ended("8"));
+        let Some(mut owner) = requests(&["7", "8"]) else {
+            unreachable!()
+        };
+        assert!(!owner.request_ended("9", true), "not one of them");
+        assert!(!owner.request_ended("7", true), "8 may still want it");
+        assert!(!owner.request_ended("7", true), "7 ended already");
+        assert!(owner.request_ended("8", false), "answered last, 7 was cancelled");
+        assert!(!Owner::Task("t".into()).request_ended("8", true));
+    }
+
+    #[test]
+    fn a_form_whose_requests_were_all_answered_is_still_the_servers() {
+        let Some(mut owner) = requests(&["7", "8"]) else {
+            unreachable!()
+        };
+        assert!(!owner.request_ended("7", false));
+        assert!(
+            !owner.request_ended("8", false),
+            "the server answered both itself"
+        );
     }
 
     #[test]

@@ -247,17 +247,18 @@ impl Core {
         if self.host_requests.remove(key).is_some() {
             self.cancel_round(key, out);
         }
-        self.request_ended(key, out);
+        self.request_ended(key, true, out);
     }
 
-    /// The host request `key` ended, cancelled or answered: a form that
-    /// only it and other ended requests could have been waiting on has
-    /// nobody left to give its answer to, and is withdrawn.
-    fn request_ended(&mut self, key: &str, out: &mut Out) {
+    /// The host request `key` ended, cancelled by the host (`by_host`) or
+    /// answered: a form that only it and other ended requests could have
+    /// been waiting on, one of them cancelled, has nobody left to give its
+    /// answer to, and is withdrawn (see [`Owner::request_ended`]).
+    fn request_ended(&mut self, key: &str, by_host: bool, out: &mut Out) {
         for elicitation in self.server_elicitations.values_mut() {
             if !elicitation.forwarded
                 && let Some(owner) = elicitation.owner.as_mut()
-                && owner.request_ended(key)
+                && owner.request_ended(key, by_host)
             {
                 Self::orphaned(elicitation, out);
             }

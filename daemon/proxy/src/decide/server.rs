@@ -25,7 +25,7 @@ impl Core {
             if let Frame::Line(line) = frame {
                 out.raw(Peer::Host, line);
             }
-            self.request_ended(&key, out);
+            self.request_ended(&key, false, out);
             return;
         }
         let Some((line, value)) = self.parse(Peer::Server, frame, out) else {
@@ -104,7 +104,7 @@ impl Core {
             self.start_rounds(key, id, original, value, out);
             return;
         }
-        self.request_ended(&key, out);
+        self.request_ended(&key, false, out);
         let url_required = value
             .get("error")
             .and_then(|e| e.get("code"))
