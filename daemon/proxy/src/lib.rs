@@ -15,6 +15,7 @@
 //!   and -32042, 2026-07-28 `input_required` rounds, 2025-11-25 tasks,
 //!   cancellation, the no-broker fallback;
 //! * [`actor`] — carries out those decisions, its tasks its own;
+//! * [`asked`] — how many forms wait for the broker, for whoever runs the relay;
 //! * [`backlog`] — how much waits for each writer, and the bound on it;
 //! * [`outbox`] — the two outgoing streams;
 //! * [`broker`] — the proxy's one broker session;
@@ -29,6 +30,7 @@
 //! reaches the desktop's elicitd.
 
 pub mod actor;
+pub mod asked;
 pub mod backlog;
 pub mod broker;
 pub mod buffers;
@@ -107,6 +109,9 @@ pub struct Options {
     /// `clientInfo` is a placeholder. `None` for `elicit serve`, whose
     /// parent is no host.
     pub host_process: Option<String>,
+    /// Where the relay keeps the count of its forms waiting for the
+    /// broker, for whoever runs it to read.
+    pub asked: asked::Asked,
 }
 
 impl Options {
@@ -123,6 +128,7 @@ impl Options {
             exit_grace: Duration::from_secs(5),
             limits: elicit_proto::Limits::default(),
             host_process: None,
+            asked: asked::Asked::default(),
         }
     }
 }

@@ -181,7 +181,13 @@ pub async fn run_with(options: Options, ends: Ends) -> Result<i32, ProxyError> {
         Writer::new(server_tx, server_backlog),
     );
     let mut core = Core::new(Config::of(&options));
-    let (mut actor, mut inputs) = Actor::new(outbox.clone(), broker.clone(), origin, options.keepalive);
+    let (mut actor, mut inputs) = Actor::new(
+        outbox.clone(),
+        broker.clone(),
+        origin,
+        options.keepalive,
+        options.asked.clone(),
+    );
 
     let cap = options.max_line_bytes;
     let grace = options.exit_grace;
