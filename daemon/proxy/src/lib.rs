@@ -9,6 +9,7 @@
 //! * [`head`] — a server's response read only as far as its envelope;
 //! * [`caps`] — era detection and the elicitation capability merge;
 //! * [`owner`] — which host request or task a 2025-era form serves;
+//! * [`hub`] — hosts that run their servers from a detached hub;
 //! * [`decide`] — every decision of the relay as plain code, from input
 //!   lines and broker replies to output lines and broker calls: the
 //!   capability rewrite per era, 2025-era `elicitation/create`, URL mode
@@ -40,6 +41,7 @@ pub mod decide;
 mod error;
 pub mod framing;
 pub mod head;
+pub mod hub;
 pub mod message;
 pub mod outbox;
 pub mod owner;

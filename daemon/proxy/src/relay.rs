@@ -98,8 +98,14 @@ impl ServerEnd {
 pub async fn run(mut options: Options) -> Result<i32, ProxyError> {
     // The stdio proxy's parent is its host.
     options.host_process = super::parent::describe().await;
+    let mut server = ServerEnd::spawn(&options.command, options.exit_grace)?;
+    if super::hub::host_is_hub().await {
+        let name = options.host_process.clone().unwrap_or_else(|| "a hub".to_owned());
+        tracing::info!(hub = %name, "the host runs its servers from a hub: its folder is not the project's");
+        super::hub::mark(&mut server.origin, name);
+    }
     let ends = Ends {
-        server: ServerEnd::spawn(&options.command, options.exit_grace)?,
+        server,
         stop: stop_on_signals()?,
         host_input: stdio::host_input(),
         host_output: stdio::host_output(),
