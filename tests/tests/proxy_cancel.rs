@@ -33,8 +33,13 @@ fn is_progress_for(message: &Value, token: &str) -> bool {
 }
 
 /// Reads the host's lines for `window` and fails on any progress for
-/// `token`: the keep-alive would have sent several in that time.
+/// `token`: the keep-alive would have sent several in that time. Progress
+/// the proxy wrote before it handled the cancellation may still be unread:
+/// a ping sent now is answered after all of it, so reading starts there.
 async fn no_progress_for(host: &mut Host, token: &str, window: Duration) {
+    host.send(json!({"jsonrpc": "2.0", "id": "barrier", "method": "ping"}))
+        .await;
+    while host.recv().await["id"] != "barrier" {}
     let read = async {
         loop {
             let message = host.recv().await;

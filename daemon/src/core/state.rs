@@ -334,10 +334,13 @@ impl State {
     }
 
     /// The front-end names a program started for `form` would be unwanted
-    /// under: those registered already and those that passed it on.
+    /// under: those registered already (set aside too: another copy of a
+    /// stopped program would not show it either) and those that passed it
+    /// on.
     pub fn unwanted_for(&self, form: &Form) -> HashSet<String> {
         self.frontends
             .values()
+            .chain(self.stalled.values())
             .map(|f| f.name.clone())
             .chain(form.passed_by.iter().cloned())
             .collect()

@@ -101,9 +101,21 @@ fn with_no_other_front_end_the_form_waits_for_it_and_returns_to_it() {
     });
     assert_eq!(recalls(&effects), [(":1.8".to_owned(), form)]);
     assert!(shows(&effects).is_empty());
-    assert!(
-        effects.iter().any(|e| matches!(e, Effect::Launch(_))),
+    let unwanted: Vec<&std::collections::HashSet<String>> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Launch(unwanted) => Some(unwanted),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        unwanted.len(),
+        1,
         "another program is started meanwhile: {effects:?}"
+    );
+    assert!(
+        unwanted[0].contains("tui"),
+        "not a second copy of the stopped one"
     );
     assert_eq!(t.core.state().counts().2, 0);
     let effects = t.input(Input::FrontendAnswered(":1.8".into()));
