@@ -170,6 +170,8 @@ impl App {
         }
         if index == self.selected || self.entries.is_empty() {
             self.overlay = Overlay::None;
+            // Another form is current now: its message starts at the top.
+            self.scroll = 0;
         }
         Some(entry)
     }
