@@ -54,6 +54,8 @@ impl OriginDict for Origin {
             ("server-version", &self.server_version),
             ("command", &self.command),
             ("cwd", &self.cwd),
+            ("hub", &self.hub),
+            ("hub-cwd", &self.hub_cwd),
             ("verified-exe", &self.verified_exe),
             ("icon", &self.icon),
         ];
@@ -95,6 +97,8 @@ impl OriginDict for Origin {
             server_version: dict_str(dict, "server-version"),
             command: dict_str(dict, "command"),
             cwd: dict_str(dict, "cwd"),
+            hub: dict_str(dict, "hub"),
+            hub_cwd: dict_str(dict, "hub-cwd"),
             verified_exe: dict_str(dict, "verified-exe"),
             verified_args: dict_strings(dict, "verified-args"),
             pid: dict_u32(dict, "pid"),
@@ -335,6 +339,12 @@ mod tests {
             ..Origin::default()
         };
         assert_eq!(Origin::from_dict(&origin.to_dict()), origin);
+        let hub = Origin {
+            hub: Some("cline".into()),
+            hub_cwd: Some("/home/me/first".into()),
+            ..origin
+        };
+        assert_eq!(Origin::from_dict(&hub.to_dict()), hub);
         assert_eq!(Origin::from_dict(&Origin::default().to_dict()), Origin::default());
     }
 }

@@ -10,6 +10,9 @@ Run with the system Python (/usr/bin/python3), which has pyatspi:
     atspi.py dump              prints the tree
     atspi.py x NAME...         until each widget named NAME shows: their left
                                edges, one a line (to compare layouts)
+    atspi.py y NAME...         until each widget named NAME shows: its top and
+                               bottom edges, one widget a line, then the
+                               window's height (is it in view?)
 
 Every wait polls the tree for its condition and gives up after
 ATSPI_DEADLINE seconds (20 by default), printing the tree it last saw.
@@ -156,6 +159,24 @@ def main(argv):
 
         found, _ = until(edges, f"the extents of {args}")
         print("\n".join(str(x) for x in found))
+    elif command == "y":
+
+        def spans(nodes):
+            found = {}
+            for _, _, _, node in nodes:
+                try:
+                    if node.name in args and node.name not in found:
+                        extents = node.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+                        if extents.height > 0:
+                            found[node.name] = (extents.y, extents.y + extents.height)
+                except Exception:
+                    continue
+            return [found[name] for name in args] if len(found) == len(args) else None
+
+        found, _ = until(spans, f"the extents of {args}")
+        window = application()[0].queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        print("\n".join(f"{top} {bottom}" for top, bottom in found))
+        print(window.height)
     elif command == "dump":
         print(dump(snapshot()))
     else:

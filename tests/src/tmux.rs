@@ -102,6 +102,19 @@ impl Tmux {
         last
     }
 
+    /// The pid of the program in the pane (the `exec`ed one).
+    pub fn pane_pid(&self) -> u32 {
+        let output = self
+            .command()
+            .args(["display-message", "-p", "-t", "main", "#{pane_pid}"])
+            .output()
+            .expect("tmux display-message");
+        let text = String::from_utf8_lossy(&output.stdout);
+        text.trim()
+            .parse()
+            .unwrap_or_else(|e| panic!("tmux gave no pane pid ({e}): {text:?}"))
+    }
+
     /// Resizes the window.
     pub fn resize(&self, width: u16, height: u16) {
         let status = self

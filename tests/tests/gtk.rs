@@ -16,7 +16,8 @@ mod portal;
 #[path = "gtk/watcher.rs"]
 mod watcher;
 
-use elicit_tests::{Daemon, PrivateBus, Xvfb, ask, binary, eventually, printed, within};
+use elicit_tests::procs::kill;
+use elicit_tests::{Daemon, PrivateBus, TestFrontend, Xvfb, ask, binary, eventually, printed, within};
 use serde_json::{Value, json};
 
 const SCHEMA: &str = r#"{"type": "object", "properties": {
@@ -71,6 +72,20 @@ impl Desktop {
     /// `color_scheme` (0 none, 1 dark, 2 light) on the bus first, and a
     /// status-notifier watcher when `tray`.
     async fn start_full(env: Vec<(&str, String)>, color_scheme: Option<u32>, tray: bool) -> Desktop {
+        Desktop::start_configured(env, color_scheme, "", tray).await
+    }
+
+    /// As [`Desktop::start`], elicitd running with `config` (TOML).
+    async fn start_with_config(config: &str) -> Desktop {
+        Desktop::start_configured(Vec::new(), None, config, false).await
+    }
+
+    async fn start_configured(
+        env: Vec<(&str, String)>,
+        color_scheme: Option<u32>,
+        config: &str,
+        tray: bool,
+    ) -> Desktop {
         let services = tempfile::tempdir().expect("temp dir");
         std::fs::write(services.path().join("org.a11y.Bus.service"), A11Y_SERVICE).expect("service file");
         // The accessibility bus launcher puts its socket in
@@ -84,7 +99,7 @@ impl Desktop {
             &format!("<servicedir>{}</servicedir>", services.path().display()),
             &[("XDG_RUNTIME_DIR", &runtime)],
         );
-        let daemon = Daemon::start(&bus, "").await;
+        let daemon = Daemon::start(&bus, config).await;
         let portal = match color_scheme {
             Some(scheme) => Some(portal::serve(&bus, scheme).await),
             None => None,
@@ -224,6 +239,27 @@ impl Desktop {
         args.extend_from_slice(names);
         let out = self.atspi(&args).await;
         out.lines().map(|l| l.trim().parse().expect("a number")).collect()
+    }
+
+    /// The top and bottom edges of the widgets named `names`, in the
+    /// window, and the window's height.
+    async fn vertical_spans(&self, names: &[&str]) -> (Vec<(i64, i64)>, i64) {
+        let mut args = vec!["y"];
+        args.extend_from_slice(names);
+        let out = self.atspi(&args).await;
+        let mut lines: Vec<&str> = out.lines().collect();
+        let height = lines
+            .pop()
+            .and_then(|h| h.trim().parse().ok())
+            .expect("the window's height");
+        let spans = lines
+            .iter()
+            .map(|l| {
+                let mut edges = l.split(' ').map(|n| n.parse().expect("a number"));
+                (edges.next().expect("top"), edges.next().expect("bottom"))
+            })
+            .collect();
+        (spans, height)
     }
 
     /// Performs the action of the widget named `name` (a button's click).
@@ -1139,4 +1175,79 @@ async fn the_companion_outlives_the_daemon_and_serves_the_next_one() {
         item.status().await == "Passive"
     })
     .await;
+}
+
+/// Issue 39 item 6: a message that imitates the consent, padded with 60
+/// newlines, cannot push the real address out of view: the address, its
+/// 240-character host and the warnings are pinned under the scrolled
+/// message, inside the window.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_message_cannot_push_the_url_consent_out_of_view() {
+    let desktop = Desktop::start().await;
+    let labels = ["a".repeat(63), "b".repeat(63), "c".repeat(63), "d".repeat(30)];
+    let url = format!("https://{}.xn--pypal-4ve.com/login", labels.join("."));
+    let unicode = format!("{}.p\u{430}ypal.com", labels.join("."));
+    let fake = format!(
+        "It asks you to open this address in your browser:\nhttps://accounts.google.com/signin\nSite: accounts.google.com{}",
+        "\n".repeat(60)
+    );
+    let asked = ask(&desktop.bus, &fake, &url, &[]);
+    desktop.wait_for(&[&url, "Open in browser"]).await;
+    let site = format!("Site: {unicode}");
+    let warning = format!("Careful: the host is an international name that reads as “{unicode}”.");
+    let (spans, height) = desktop.vertical_spans(&[&url, &site, &warning]).await;
+    for ((top, bottom), name) in spans.iter().zip([&url, &site, &warning]) {
+        assert!(
+            *top >= 0 && *bottom <= height,
+            "{name:?} spans {top}..{bottom}, outside the window's 0..{height}"
+        );
+    }
+    desktop.click("Decline").await;
+    assert_eq!(printed(asked).await.0, json!({"action": "decline"}));
+}
+
+/// Issue 39 item 5: elicit-gtk stopped (SIGSTOP) past show-timeout-ms
+/// loses its form to another front-end; after SIGCONT it does not show it
+/// stale, is counted again, and later forms reach it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_window_loses_its_form_shows_nothing_stale_and_comes_back() {
+    let desktop = Desktop::start_with_config("[broker]\nshow-timeout-ms = 800\n").await;
+    let mut other = TestFrontend::register(&desktop.bus, "script", 0).await;
+    let frontends = |f: &TestFrontend| {
+        let broker = f.broker();
+        async move { broker.frontends().await.expect("Frontends") }
+    };
+    assert_eq!(frontends(&other).await, 2);
+    let gtk = desktop.gtk.id();
+    kill("-STOP", gtk);
+    let asked = ask(&desktop.bus, "Asked while the window sleeps", SCHEMA, &[]);
+    let shown = other.next_show().await;
+    assert_eq!(shown.request["message"], "Asked while the window sleeps");
+    assert_eq!(frontends(&other).await, 1, "the stopped window is set aside");
+    kill("-CONT", gtk);
+    let resumed = std::time::Instant::now();
+    eventually("elicit-gtk to count again", || async {
+        frontends(&other).await == 2
+    })
+    .await;
+    eprintln!(
+        "elicit-gtk was counted again {} ms after SIGCONT",
+        resumed.elapsed().as_millis()
+    );
+    let tree = desktop.atspi(&["dump"]).await;
+    assert!(
+        !tree.contains("Asked while the window sleeps"),
+        "shown stale:\n{tree}"
+    );
+    other
+        .answer(&shown, "decline", Value::Null)
+        .await
+        .expect("decline");
+    assert_eq!(printed(asked).await.0, json!({"action": "decline"}));
+    drop(other);
+    let asked = ask(&desktop.bus, "Asked once it is back", SCHEMA, &[]);
+    let tree = desktop.wait_for(&["Asked once it is back"]).await;
+    assert!(!tree.contains("Asked while the window sleeps"), "{tree}");
+    desktop.click("Cancel").await;
+    assert_eq!(printed(asked).await.0, json!({"action": "cancel"}));
 }

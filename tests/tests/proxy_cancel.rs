@@ -2,17 +2,17 @@
 //! when its `tool_timeout_sec` runs out): the keep-alive progress for it
 //! stops at once, and a form only that request was waiting on is withdrawn
 //! with reason `cancelled`, in the 2026-07-28 era (where the round belongs
-//! to the request) and in the 2025 eras where the proxy can tell which
-//! request a form serves (see elicit_proxy::owner).
+//! to the request) and in the 2025 eras once every request in flight when
+//! the form came has ended (see elicit_proxy::owner).
 //!
 //! The server is the scripted one: its `ask_and_wait` answers the call
 //! only once its form is answered, and ignores the host's cancellation,
 //! as a server may.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use elicit_tests::mcp::{Host, fake, meta2026, system};
-use elicit_tests::{PrivateBus, eventually};
+use elicit_tests::{PrivateBus, Shown, TestFrontend, eventually};
 use serde_json::{Value, json};
 
 /// The keep-alive period the tests run with.
@@ -33,8 +33,13 @@ fn is_progress_for(message: &Value, token: &str) -> bool {
 }
 
 /// Reads the host's lines for `window` and fails on any progress for
-/// `token`: the keep-alive would have sent several in that time.
+/// `token`: the keep-alive would have sent several in that time. Progress
+/// the proxy wrote before it handled the cancellation may still be unread:
+/// a ping sent now is answered after all of it, so reading starts there.
 async fn no_progress_for(host: &mut Host, token: &str, window: Duration) {
+    host.send(json!({"jsonrpc": "2.0", "id": "barrier", "method": "ping"}))
+        .await;
+    while host.recv().await["id"] != "barrier" {}
     let read = async {
         loop {
             let message = host.recv().await;
@@ -88,12 +93,10 @@ async fn a_2025_request_cancelled_by_the_host_withdraws_its_form_and_its_keepali
     no_progress_for(&mut host, "p7", Duration::from_millis(5 * KEEPALIVE_MS)).await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_2025_form_asked_while_two_requests_ran_belongs_to_neither() {
-    let (bus, _daemon, mut frontend) = system().await;
-    let mut host = proxy(&bus);
-    // Form A comes while call 10 is the only one in flight: it is call
-    // 10's. Form B comes while 10 and 11 are: it may serve either.
+/// Starts calls 10 and 11, each asking a form: form A comes while call 10
+/// is the only one in flight (it is call 10's), form B while 10 and 11 are
+/// (it may serve either). Returns A as shown; B waits in the queue.
+async fn two_calls_two_forms(bus: &PrivateBus, host: &mut Host, frontend: &mut TestFrontend) -> Shown {
     host.send(json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call",
         "params": {"name": "ask_and_wait", "arguments": {}}}))
         .await;
@@ -102,19 +105,62 @@ async fn a_2025_form_asked_while_two_requests_ran_belongs_to_neither() {
         "params": {"name": "ask_and_wait", "arguments": {}}}))
         .await;
     eventually("form B in the broker's queue", || async {
-        broker_forms(&bus).await == 2
+        broker_forms(bus).await == 2
     })
     .await;
-    // Cancelling 11 withdraws nothing; cancelling 10 withdraws A, and B,
-    // still queued, is shown next.
+    a
+}
+
+/// Continue's SDK cancels both of its calls at 60 s: once every request a
+/// form may serve is cancelled, nobody is left to want its answer, and it
+/// is withdrawn at once (issue 40).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_form_whose_every_possible_owner_is_cancelled_is_withdrawn_at_once() {
+    let (bus, _daemon, mut frontend) = system().await;
+    let mut host = proxy(&bus);
+    let a = two_calls_two_forms(&bus, &mut host, &mut frontend).await;
+    let cancelled_at = Instant::now();
     host.send(cancel(json!(11))).await;
     host.send(cancel(json!(10))).await;
     let (form, reason) = frontend.next_withdraw().await;
-    assert_eq!(form, a.form, "the first withdrawal is A's");
+    assert_eq!(form, a.form, "the shown form A is withdrawn");
     assert_eq!(reason, "cancelled");
-    let b = frontend.next_show().await;
-    assert_ne!(b.form, a.form);
-    assert_eq!(broker_forms(&bus).await, 1, "B is still there");
+    eventually("B withdrawn too", || async { broker_forms(&bus).await == 0 }).await;
+    let took = cancelled_at.elapsed();
+    eprintln!("both forms gone {} ms after the cancellations", took.as_millis());
+    assert!(
+        took < Duration::from_secs(1),
+        "both forms gone only after {took:?}"
+    );
+    let withdrawn = elicit_tests::history(frontend.connection()).await;
+    let reasons: Vec<&str> = withdrawn
+        .iter()
+        .take(2)
+        .filter_map(|h| h["reason"].as_str())
+        .collect();
+    assert_eq!(reasons, ["cancelled", "cancelled"], "{withdrawn:?}");
+}
+
+/// One of the two calls cancelled: form B may serve the other, which still
+/// runs, so both forms stay; cancelling the other then withdraws both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_form_stays_while_one_request_it_may_serve_runs() {
+    let (bus, _daemon, mut frontend) = system().await;
+    let mut host = proxy(&bus);
+    let a = two_calls_two_forms(&bus, &mut host, &mut frontend).await;
+    host.send(cancel(json!(11))).await;
+    // Withdrawals take milliseconds (the test above): a second of quiet
+    // shows none is coming.
+    let event = frontend.next_within(Duration::from_secs(1)).await;
+    assert!(event.is_none(), "nothing withdrawn while call 10 runs: {event:?}");
+    assert_eq!(broker_forms(&bus).await, 2, "A and B are still there");
+    host.send(cancel(json!(10))).await;
+    let (form, reason) = frontend.next_withdraw().await;
+    assert_eq!((form, reason.as_str()), (a.form, "cancelled"));
+    eventually("B withdrawn with its last owner", || async {
+        broker_forms(&bus).await == 0
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,9 +9,10 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use elicit_tests::http::{everything_over_http, host_event, python_http_host, python_http_server};
-use elicit_tests::mcp::{everything, peers, python, system};
+use elicit_tests::mcp::{everything, fake, peers, python, system};
 use elicit_tests::procs::children_of;
 use elicit_tests::{binary, eventually, within};
 use serde_json::{Value, json};
@@ -472,4 +473,46 @@ async fn a_config_serves_each_server_under_its_name() {
     let elsewhere = urls[1].replace("/two/mcp", "/three/mcp");
     let answer = probe("POST", &elsewhere, &post_headers(&[]), Some(&initialize())).await;
     assert_eq!(answer["status"], 404, "{answer}");
+}
+
+/// A 2025-era host gone while its form waits, its call already answered
+/// (the server asks on its own, as a task or a background job does):
+/// nothing waits in the session's streams, yet the form's answer leads to
+/// what only the host could take, so the session ends after
+/// `--session-idle-pending` (issue 39: it waited out the 5-minute idle
+/// period) and the form goes as `client-gone`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_waiting_for_a_host_that_left_ends_its_session_soon() {
+    const PENDING: Duration = Duration::from_secs(2);
+    let (bus, _daemon, mut frontend) = system().await;
+    let pending = PENDING.as_secs().to_string();
+    let flags = ["--session-idle", "300", "--session-idle-pending", &pending];
+    let serve = Serve::start(bus.address(), &flags, &fake(&["--initialize"]), &[]).await;
+    let answer = probe("POST", &serve.url, &post_headers(&[]), Some(&initialize())).await;
+    let session = answer["headers"]["mcp-session-id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a session id: {answer}"))
+        .to_owned();
+    let in_session = format!("Mcp-Session-Id: {session}");
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "ask", "arguments": {}}});
+    let answer = probe("POST", &serve.url, &post_headers(&[&in_session]), Some(&call)).await;
+    assert_eq!(answer["status"], 200, "{answer}");
+    // The call's answer came and its connection closed: the host is gone.
+    let left = Instant::now();
+    let shown = frontend.next_show().await;
+    let (form, reason) = frontend.next_withdraw().await;
+    let took = left.elapsed();
+    eprintln!(
+        "the session ended {} ms after its host left mid-form",
+        took.as_millis()
+    );
+    assert_eq!((form, reason.as_str()), (shown.form, "client-gone"));
+    assert!(took >= PENDING, "ended before its period: {took:?}");
+    assert!(took < PENDING + Duration::from_secs(3), "{took:?}");
+    let pid = serve.pid();
+    eventually("the session's server to end", || async move {
+        children_of(pid).is_empty()
+    })
+    .await;
 }

@@ -182,3 +182,28 @@ fn settings(args: Args, bus: Option<&str>) -> anyhow::Result<Settings> {
         },
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    #[test]
+    fn a_session_whose_host_left_mid_form_ends_within_45_s_by_default() {
+        let cli = Cli::try_parse_from(["serve", "--", "server"]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(cli.args.session_idle_pending, Duration::from_secs(30));
+        let rules = IdleRules {
+            idle: cli.args.session_idle,
+            pending: cli.args.session_idle_pending,
+        };
+        // The reaper looks once a tick: the latest a session ends.
+        let latest = rules.pending + rules.tick();
+        assert!(latest <= Duration::from_secs(45), "{latest:?}");
+    }
+}

@@ -80,7 +80,9 @@ fn field(field: &Field, raw: &Value) -> Dynamic {
 }
 
 /// `origin`: `host`, `host_version`, `server`, `server_version`, `command`,
-/// `cwd`, `pid` (what the client says), `verified_exe`, `verified_args` (what
+/// `cwd`, `pid` (what the client says), `hub`, `hub_cwd` (a host that runs
+/// its servers from a detached hub: `cwd` is then unit, the hub's folder
+/// is `hub_cwd`), `verified_exe`, `verified_args` (what
 /// the proxy found and started), `caller_pid`, `caller_uid` (what the bus
 /// verified), `remote` (asked through the asker socket, set by the daemon),
 /// `session`.
@@ -93,6 +95,8 @@ pub(crate) fn origin(origin: &Origin, session: &str) -> Dynamic {
         ("server_version", &origin.server_version),
         ("command", &origin.command),
         ("cwd", &origin.cwd),
+        ("hub", &origin.hub),
+        ("hub_cwd", &origin.hub_cwd),
         ("verified_exe", &origin.verified_exe),
     ];
     for (key, value) in strings {

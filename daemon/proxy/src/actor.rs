@@ -10,6 +10,7 @@ use elicit_proto::dbus::Origin;
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
 
+use super::asked::Asked;
 use super::broker::Broker;
 use super::cancel::Cancel;
 use super::decide::{AskId, Effect, Input, Line, OriginChange};
@@ -27,6 +28,8 @@ pub struct Actor {
     /// The forms the broker has, and how to withdraw each.
     asks: HashMap<AskId, Cancel>,
     keepalives: HashMap<AskId, AbortHandle>,
+    /// The count of `asks`, for whoever runs the relay.
+    asked: Asked,
 }
 
 impl Actor {
@@ -37,6 +40,7 @@ impl Actor {
         broker: Broker,
         origin: Arc<Mutex<Origin>>,
         every: Duration,
+        asked: Asked,
     ) -> (Actor, mpsc::UnboundedReceiver<Input>) {
         let (inputs, receiver) = mpsc::unbounded_channel();
         let actor = Actor {
@@ -48,6 +52,7 @@ impl Actor {
             tasks: JoinSet::new(),
             asks: HashMap::new(),
             keepalives: HashMap::new(),
+            asked,
         };
         (actor, receiver)
     }
@@ -70,6 +75,7 @@ impl Actor {
                         .broker
                         .submit(params.to_string(), timeout_secs, cancel.clone());
                     self.asks.insert(ask, cancel);
+                    self.asked.set(self.asks.len());
                     let inputs = self.inputs.clone();
                     self.tasks.spawn(async move {
                         let reply = reply.await;
@@ -102,6 +108,7 @@ impl Actor {
     pub fn received(&mut self, input: &Input) {
         if let Input::Reply { ask, .. } = input {
             self.asks.remove(ask);
+            self.asked.set(self.asks.len());
         }
     }
 

@@ -9,12 +9,14 @@
 //! * [`head`] — a server's response read only as far as its envelope;
 //! * [`caps`] — era detection and the elicitation capability merge;
 //! * [`owner`] — which host request or task a 2025-era form serves;
+//! * [`hub`] — hosts that run their servers from a detached hub;
 //! * [`decide`] — every decision of the relay as plain code, from input
 //!   lines and broker replies to output lines and broker calls: the
 //!   capability rewrite per era, 2025-era `elicitation/create`, URL mode
 //!   and -32042, 2026-07-28 `input_required` rounds, 2025-11-25 tasks,
 //!   cancellation, the no-broker fallback;
 //! * [`actor`] — carries out those decisions, its tasks its own;
+//! * [`asked`] — how many forms wait for the broker, for whoever runs the relay;
 //! * [`backlog`] — how much waits for each writer, and the bound on it;
 //! * [`outbox`] — the two outgoing streams;
 //! * [`broker`] — the proxy's one broker session;
@@ -29,6 +31,7 @@
 //! reaches the desktop's elicitd.
 
 pub mod actor;
+pub mod asked;
 pub mod backlog;
 pub mod broker;
 pub mod buffers;
@@ -38,6 +41,7 @@ pub mod decide;
 mod error;
 pub mod framing;
 pub mod head;
+pub mod hub;
 pub mod message;
 pub mod outbox;
 pub mod owner;
@@ -107,6 +111,9 @@ pub struct Options {
     /// `clientInfo` is a placeholder. `None` for `elicit serve`, whose
     /// parent is no host.
     pub host_process: Option<String>,
+    /// Where the relay keeps the count of its forms waiting for the
+    /// broker, for whoever runs it to read.
+    pub asked: asked::Asked,
 }
 
 impl Options {
@@ -123,6 +130,7 @@ impl Options {
             exit_grace: Duration::from_secs(5),
             limits: elicit_proto::Limits::default(),
             host_process: None,
+            asked: asked::Asked::default(),
         }
     }
 }

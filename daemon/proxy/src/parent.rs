@@ -1,16 +1,58 @@
 //! The host as its process shows it, for the origin of a host whose
 //! `clientInfo` says nothing useful. The stdio proxy's parent is the host
 //! that started it; where the host sends a library's default name (the
-//! Python SDK's `mcp`, which langchain-mcp-adapters sends as `mcp 0.1.0`),
-//! the user is better told `python3 agent.py`.
+//! Python SDK's `mcp`, which langchain-mcp-adapters sends as `mcp 0.1.0`)
+//! or a version nobody gave (Cline's `@cline/core 0.0.0`), the user is
+//! better told `python3 agent.py`. [`PLACEHOLDERS`] is the one table of
+//! what counts as saying nothing.
 
 use std::path::Path;
 
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
-/// `clientInfo` names that name a library, not the host using it.
-const PLACEHOLDERS: &[&str] = &["mcp", "mcp-client", "client", "example-client"];
+/// One rule of [`PLACEHOLDERS`]: a `clientInfo` whose name (and version,
+/// where the rule gives one) match it, ignoring case and surrounding
+/// blanks. `None` matches anything.
+#[derive(Debug)]
+pub struct Placeholder {
+    /// The name the rule matches.
+    pub name: Option<&'static str>,
+    /// The version the rule matches.
+    pub version: Option<&'static str>,
+    /// Who sends it, for the reader.
+    pub sent_by: &'static str,
+}
+
+const fn named(name: &'static str, sent_by: &'static str) -> Placeholder {
+    Placeholder {
+        name: Some(name),
+        version: None,
+        sent_by,
+    }
+}
+
+/// `clientInfo`s that name a library or nothing, not the host using it.
+/// A missing or blank name is one too ([`is_placeholder`]).
+pub const PLACEHOLDERS: &[Placeholder] = &[
+    named(
+        "mcp",
+        "the Python SDK's default (`mcp 0.1.0`), langchain-mcp-adapters",
+    ),
+    named("mcp-client", "the TypeScript SDK's examples"),
+    named("client", "the TypeScript SDK's examples"),
+    named("example-client", "the TypeScript and Go SDKs' examples"),
+    named(
+        "rmcp",
+        "the Rust SDK's default (`Implementation::from_build_env`)",
+    ),
+    named("Java SDK MCP Client", "the Java SDK's default"),
+    Placeholder {
+        name: None,
+        version: Some("0.0.0"),
+        sent_by: "an unversioned build: Cline's `@cline/core 0.0.0`",
+    },
+];
 
 /// Programs that run a script: the script names the host, not them.
 const INTERPRETERS: &[&str] = &[
@@ -23,16 +65,25 @@ const MAX_CMDLINE: u64 = 64 * 1024;
 /// The most characters of a name kept: an origin is one line on a form.
 const MAX_NAME: usize = 80;
 
-/// True when `info` (a `clientInfo`) is absent, nameless or a known
-/// library default.
+/// True when `info` (a `clientInfo`) is absent, nameless or matches a rule
+/// of [`PLACEHOLDERS`].
 pub fn is_placeholder(info: Option<&Value>) -> bool {
-    match info.and_then(|i| i.get("name")).and_then(Value::as_str) {
-        None => true,
-        Some(name) => {
-            let name = name.trim();
-            name.is_empty() || PLACEHOLDERS.contains(&name.to_ascii_lowercase().as_str())
-        }
-    }
+    let field = |name: &str| {
+        info.and_then(|i| i.get(name))
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+    };
+    let Some(name) = field("name") else {
+        return true;
+    };
+    let version = field("version");
+    let matches = |rule: Option<&str>, value: Option<&str>| {
+        rule.is_none_or(|rule| value.is_some_and(|v| v.eq_ignore_ascii_case(rule)))
+    };
+    PLACEHOLDERS
+        .iter()
+        .any(|p| matches(p.name, Some(name)) && matches(p.version, version))
 }
 
 /// The parent process as a short name: the program's file name, and for an
@@ -63,10 +114,10 @@ pub async fn describe() -> Option<String> {
 /// program may name itself anything, so control and format characters are
 /// escaped and the name is cut to a line's length.
 pub fn name_of(args: &[String]) -> Option<String> {
-    named(args).map(|name| clean(&name))
+    program_named(args).map(|name| clean(&name))
 }
 
-fn named(args: &[String]) -> Option<String> {
+fn program_named(args: &[String]) -> Option<String> {
     let program = file_name(args.first()?)?;
     let interpreter = INTERPRETERS.iter().any(|i| {
         program == *i
@@ -109,16 +160,46 @@ mod tests {
         line.split(' ').map(str::to_owned).collect()
     }
 
+    /// Every `clientInfo` hosts were seen to send, and whether it says
+    /// nothing about the host.
+    const SEEN: &[(&str, &str, bool)] = &[
+        ("mcp", "0.1.0", true),
+        ("MCP ", "1.2", true),
+        ("@cline/core", "0.0.0", true),
+        ("@cline/core", " 0.0.0 ", true),
+        ("", "1.0.0", true),
+        ("   ", "", true),
+        ("rmcp", "0.8.0", true),
+        ("Java SDK MCP Client", "1.0.0", true),
+        ("example-client", "1.0.0", true),
+        ("claude-code", "2.1", false),
+        ("mcp-inspector", "0.17", false),
+        ("qwen-cli-mcp-client-everything", "0.0.1", false),
+        ("continue-cli-client", "1.0.0", false),
+        ("@cline/core", "3.0.65", false),
+        ("opencode", "", false),
+    ];
+
     #[test]
-    fn library_defaults_and_missing_names_are_placeholders() {
-        assert!(is_placeholder(Some(&json!({"name": "mcp", "version": "0.1.0"}))));
-        assert!(is_placeholder(Some(&json!({"name": " "}))));
+    fn library_defaults_unversioned_builds_and_missing_names_are_placeholders() {
+        for (name, version, placeholder) in SEEN {
+            let info = json!({"name": name, "version": version});
+            assert_eq!(is_placeholder(Some(&info)), *placeholder, "{info}");
+        }
         assert!(is_placeholder(Some(&json!({"version": "1"}))));
+        assert!(is_placeholder(Some(&json!({"name": 5}))));
         assert!(is_placeholder(None));
-        assert!(!is_placeholder(Some(
-            &json!({"name": "claude-code", "version": "2.1"})
-        )));
-        assert!(!is_placeholder(Some(&json!({"name": "mcp-inspector"}))));
+    }
+
+    #[test]
+    fn every_rule_names_something() {
+        for rule in PLACEHOLDERS {
+            assert!(
+                rule.name.is_some() || rule.version.is_some(),
+                "{rule:?} would match every host"
+            );
+            assert!(!rule.sent_by.is_empty(), "{rule:?}");
+        }
     }
 
     #[test]

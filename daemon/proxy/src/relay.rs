@@ -98,8 +98,14 @@ impl ServerEnd {
 pub async fn run(mut options: Options) -> Result<i32, ProxyError> {
     // The stdio proxy's parent is its host.
     options.host_process = super::parent::describe().await;
+    let mut server = ServerEnd::spawn(&options.command, options.exit_grace)?;
+    if super::hub::host_is_hub().await {
+        let name = options.host_process.clone().unwrap_or_else(|| "a hub".to_owned());
+        tracing::info!(hub = %name, "the host runs its servers from a hub: its folder is not the project's");
+        super::hub::mark(&mut server.origin, name);
+    }
     let ends = Ends {
-        server: ServerEnd::spawn(&options.command, options.exit_grace)?,
+        server,
         stop: stop_on_signals()?,
         host_input: stdio::host_input(),
         host_output: stdio::host_output(),
@@ -181,7 +187,13 @@ pub async fn run_with(options: Options, ends: Ends) -> Result<i32, ProxyError> {
         Writer::new(server_tx, server_backlog),
     );
     let mut core = Core::new(Config::of(&options));
-    let (mut actor, mut inputs) = Actor::new(outbox.clone(), broker.clone(), origin, options.keepalive);
+    let (mut actor, mut inputs) = Actor::new(
+        outbox.clone(),
+        broker.clone(),
+        origin,
+        options.keepalive,
+        options.asked.clone(),
+    );
 
     let cap = options.max_line_bytes;
     let grace = options.exit_grace;

@@ -46,6 +46,46 @@ impl Core {
         }
     }
 
+    /// A `Show` to `bus_name` got no reply in time. It may be paused
+    /// (Ctrl-Z) rather than gone: it is set aside, not forgotten. Each form
+    /// it shows goes to the best other front-end, and it is told to
+    /// withdraw them ([`Effect::Recall`]), a call that goes out after the
+    /// unanswered `Show` and whose reply brings it back.
+    pub(super) fn show_unanswered(&mut self, form: u64, bus_name: &str) {
+        let Some((frontend, taken)) = self.state.frontend_stalled(bus_name) else {
+            return;
+        };
+        tracing::warn!(
+            form,
+            frontend = %frontend.name,
+            %bus_name,
+            "a front-end left a Show unanswered; its forms go elsewhere until it answers again"
+        );
+        let mut sessions = Vec::with_capacity(taken.len());
+        for back in taken {
+            if let Some(path) = back.presenter.frontend_path {
+                self.effects.push(Effect::Recall {
+                    bus_name: back.presenter.bus_name,
+                    path,
+                    session: back.session.clone(),
+                    form: back.form,
+                });
+            }
+            self.form_changed(back.form, &back.session, "queued", "unanswered");
+            sessions.push(back.session);
+        }
+        self.dispatch(sessions);
+    }
+
+    /// `bus_name` replied or called: if it was set aside, it is a front-end
+    /// again, and forms nobody shows go to it.
+    pub(super) fn frontend_answered(&mut self, bus_name: &str) {
+        if let Some(frontend) = self.state.frontend_back(bus_name) {
+            tracing::info!(frontend = %frontend.name, %bus_name, "a front-end set aside answers again");
+            self.dispatch_all();
+        }
+    }
+
     /// `OpenFrontend`: registers `caller` once its new registration is
     /// stored, and returns the registration's id and secret.
     pub(super) fn open_frontend(

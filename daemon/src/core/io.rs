@@ -222,13 +222,25 @@ pub enum Input {
         /// Why, as the storage said it.
         error: String,
     },
-    /// A `Show` call failed or got no reply in time.
+    /// A `Show` call failed (an error reply: the front-end refused it or
+    /// is broken).
     ShowFailed {
         /// The form.
         form: u64,
         /// The front-end it went to.
         bus_name: String,
     },
+    /// A `Show` call got no reply within `show-timeout-ms`: the front-end
+    /// may only be paused.
+    ShowUnanswered {
+        /// The form.
+        form: u64,
+        /// The front-end it went to.
+        bus_name: String,
+    },
+    /// A front-end set aside replied to the `Withdraw` of a form taken
+    /// back from it ([`Effect::Recall`]): it runs again.
+    FrontendAnswered(String),
     /// A unique name left the bus.
     NameLost(String),
     /// The time [`super::Core::next_timeout`] named has come (or any
@@ -397,7 +409,8 @@ pub enum Effect {
         /// The reply.
         result: Result<Reply, Error>,
     },
-    /// Calls `Show` on a front-end; report [`Input::ShowFailed`] on failure.
+    /// Calls `Show` on a front-end; report [`Input::ShowFailed`] on an
+    /// error, [`Input::ShowUnanswered`] when no reply comes in time.
     Show(Show),
     /// Calls `Withdraw` on a front-end.
     Withdraw {
@@ -412,6 +425,20 @@ pub enum Effect {
         form: u64,
         /// Why.
         reason: String,
+    },
+    /// Calls `Withdraw` (reason `unanswered`) on a front-end that left a
+    /// `Show` unanswered, for a form now given elsewhere; reports
+    /// [`Input::FrontendAnswered`] when it replies, however late.
+    Recall {
+        /// The front-end's unique name.
+        bus_name: String,
+        /// Its `Frontend1` path.
+        path: String,
+        /// The form's session: the call goes out after that session's
+        /// `Show`, and so reaches the front-end after it.
+        session: String,
+        /// The form.
+        form: u64,
     },
     /// Emits `Response` to the session's owner alone.
     Response(ResponseSignal),

@@ -121,10 +121,19 @@ impl Core {
     /// what the driver must do, in order.
     pub fn handle(&mut self, now: u64, input: Input) -> Vec<Effect> {
         match input {
-            Input::Call { id, caller, call } => self.call(now, id, &caller, call),
+            Input::Call { id, caller, call } => {
+                // A front-end set aside that calls runs again (unless it
+                // calls to leave).
+                if !matches!(call, Call::UnregisterFrontend) {
+                    self.frontend_answered(&caller.name);
+                }
+                self.call(now, id, &caller, call)
+            }
             Input::Stored(batch) => self.stored(now, batch),
             Input::Failed { batch, error } => self.failed(now, batch, &error),
             Input::ShowFailed { form, bus_name } => self.show_failed(form, &bus_name),
+            Input::ShowUnanswered { form, bus_name } => self.show_unanswered(form, &bus_name),
+            Input::FrontendAnswered(bus_name) => self.frontend_answered(&bus_name),
             Input::NameLost(name) => self.name_lost(now, &name),
             Input::Timer => self.timer(now),
             Input::DispatchAll => self.dispatch_all(),

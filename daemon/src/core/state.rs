@@ -12,6 +12,7 @@ use elicit_proto::{Elicitation, Mode};
 use crate::store::{FormRecord, FormState, SessionRecord};
 
 mod queue;
+mod stall;
 pub(crate) use queue::FormLimits;
 pub use queue::{Presentations, Show, ShowInfo};
 
@@ -26,6 +27,9 @@ pub struct State {
     forms: BTreeMap<u64, Box<Form>>,
     /// Registered front-ends by unique bus name.
     frontends: HashMap<String, Frontend>,
+    /// Registered front-ends set aside: they left a `Show` unanswered
+    /// past its time but are still on the bus (see `stall.rs`).
+    stalled: HashMap<String, Frontend>,
     /// Registrations so far, to order front-ends of equal rank.
     registrations: u64,
 }
@@ -245,6 +249,7 @@ impl State {
 
     /// Registers a front-end; it ranks after those registered before it.
     pub fn add_frontend(&mut self, mut frontend: Frontend) -> Frontend {
+        self.stalled.remove(&frontend.bus_name);
         self.registrations += 1;
         frontend.order = self.registrations;
         self.frontends.insert(frontend.bus_name.clone(), frontend.clone());
@@ -329,10 +334,13 @@ impl State {
     }
 
     /// The front-end names a program started for `form` would be unwanted
-    /// under: those registered already and those that passed it on.
+    /// under: those registered already (set aside too: another copy of a
+    /// stopped program would not show it either) and those that passed it
+    /// on.
     pub fn unwanted_for(&self, form: &Form) -> HashSet<String> {
         self.frontends
             .values()
+            .chain(self.stalled.values())
             .map(|f| f.name.clone())
             .chain(form.passed_by.iter().cloned())
             .collect()

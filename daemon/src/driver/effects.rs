@@ -27,6 +27,22 @@ pub fn info_dict(info: &ShowInfo) -> Dict {
     dict
 }
 
+/// How long a `Withdraw` to a front-end set aside waits for its reply: a
+/// front-end that keeps missing its `Show`s holds a bounded number.
+const RECALL_WAIT: Duration = Duration::from_secs(600);
+
+/// `info` with `reply-by-ms`: the wall-clock time after which the broker
+/// no longer waits for this `Show` and has moved the form, so that a
+/// front-end that reads it later (it was stopped) does not show it stale.
+fn reply_by(mut info: Dict, timeout: Duration) -> Dict {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let by = (now + timeout).as_millis() as u64;
+    info.insert("reply-by-ms".into(), by.into());
+    info
+}
+
 /// A proxy to the front-end `bus_name` serves at `path`; no property cache,
 /// since `Frontend1` has none and building one costs round trips.
 async fn frontend_proxy(
@@ -65,6 +81,12 @@ impl Driver {
                 form,
                 reason,
             } => self.withdraw(bus_name, path, &session, form, reason),
+            Effect::Recall {
+                bus_name,
+                path,
+                session,
+                form,
+            } => self.recall(bus_name, path, &session, form),
             Effect::Response(signal) => self.signals.send(Signal::Response(signal)),
             Effect::FormChanged(signal) => self.signals.send(Signal::FormChanged(signal)),
             Effect::Launch(unwanted) => self.launcher.ensure_running(&unwanted),
@@ -126,20 +148,51 @@ impl Driver {
                         &show.form.to_string(),
                         &show.presenter.token,
                         &show.request_json,
-                        info_dict(&show.info),
+                        reply_by(info_dict(&show.info), timeout),
                     )
                     .await
             };
-            let failure = match tokio::time::timeout(timeout, call).await {
-                Ok(Ok(())) => return,
-                Ok(Err(error)) => error.to_string(),
-                Err(_) => format!("no reply within {timeout:?}"),
+            match tokio::time::timeout(timeout, call).await {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => {
+                    tracing::warn!(form = show.form, frontend = %show.presenter.label, %error, "a Show call failed");
+                    handle.input(Input::ShowFailed {
+                        form: show.form,
+                        bus_name: show.presenter.bus_name,
+                    });
+                }
+                Err(_) => handle.input(Input::ShowUnanswered {
+                    form: show.form,
+                    bus_name: show.presenter.bus_name,
+                }),
+            }
+        });
+    }
+
+    /// `Withdraw` to a front-end set aside: it may be stopped for minutes,
+    /// so the call waits up to [`RECALL_WAIT`] (the bus ends it sooner if
+    /// the front-end leaves), and its reply brings the front-end back.
+    /// Later, its next call does.
+    fn recall(&mut self, bus_name: String, path: String, session: &str, form: u64) {
+        let conn = self.conn.clone();
+        let handle = self.handle.clone();
+        let mut turn = self.call_order.next(&bus_name, session);
+        self.tasks.spawn(async move {
+            // After the unanswered Show: the front-end reads this after it.
+            turn.wait().await;
+            let call = async {
+                frontend_proxy(&conn, &bus_name, path)
+                    .await?
+                    .withdraw(&form.to_string(), "unanswered")
+                    .await
             };
-            tracing::warn!(form = show.form, frontend = %show.presenter.label, %failure, "a Show call failed");
-            handle.input(Input::ShowFailed {
-                form: show.form,
-                bus_name: show.presenter.bus_name,
-            });
+            match tokio::time::timeout(RECALL_WAIT, call).await {
+                Ok(Ok(())) => handle.input(Input::FrontendAnswered(bus_name)),
+                Ok(Err(error)) => tracing::debug!(form, %bus_name, %error, "a recall was not delivered"),
+                Err(_) => {
+                    tracing::debug!(form, %bus_name, "a recall was not answered within {RECALL_WAIT:?}")
+                }
+            }
         });
     }
 

@@ -14,6 +14,9 @@ pub fn withdrawn_notice(server: &str, reason: &str) -> String {
         "answered" => tr("The request from {server} was answered elsewhere."),
         "claimed" => tr("The request from {server} was taken over by another program."),
         "closed" => tr("The request from {server} was withdrawn: its session was closed."),
+        "unanswered" => {
+            tr("The request from {server} went to another window: this one did not answer in time.")
+        }
         _ => tr("The request from {server} was withdrawn ({reason})."),
     };
     fill(&template, &[("server", &server), ("reason", &reason)])

@@ -40,6 +40,9 @@ pub fn build(view: &UrlView) -> gtk::Box {
         host.set_markup(&fill(&tr("Site: <b>{site}</b>"), &[("site", &name)]));
         host.set_xalign(0.0);
         host.set_wrap(true);
+        // A long host wraps anywhere rather than widen the window past the
+        // screen (a name has no spaces to wrap at).
+        host.set_wrap_mode(gtk::pango::WrapMode::WordChar);
         root.append(&host);
     }
     for warning in &view.warnings {
@@ -49,6 +52,7 @@ pub fn build(view: &UrlView) -> gtk::Box {
         let text = gtk::Label::new(Some(&fill(&tr("Careful: {warning}."), &[("warning", warning)])));
         text.set_xalign(0.0);
         text.set_wrap(true);
+        text.set_wrap_mode(gtk::pango::WrapMode::WordChar);
         text.set_hexpand(true);
         text.add_css_class("warning");
         line.append(&icon);

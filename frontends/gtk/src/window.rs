@@ -40,6 +40,10 @@ pub(crate) struct Ui {
     pub(crate) message: gtk::Label,
     pub(crate) required_note: gtk::Label,
     pub(crate) body: gtk::Box,
+    /// A URL form's consent (the address, its host, the warnings), pinned
+    /// under the scrolled page: a long message, which the server writes
+    /// and may make imitate it, cannot push it out of view.
+    pub(crate) pinned: gtk::Box,
     /// The scrolled page holding the message and the body.
     pub(crate) scroller: gtk::ScrolledWindow,
     pub(crate) content: gtk::Box,
@@ -153,6 +157,8 @@ impl Ui {
         footer.set_margin_start(18);
         footer.set_margin_end(18);
         footer.set_margin_bottom(18);
+        let pinned = gtk::Box::new(gtk::Orientation::Vertical, 0);
+        footer.append(&pinned);
         footer.append(&status);
         footer.append(&buttons);
 
@@ -173,6 +179,7 @@ impl Ui {
             message,
             required_note,
             body,
+            pinned,
             scroller,
             content,
             status,
@@ -282,6 +289,7 @@ impl Ui {
                     self.status.set_text(&status);
                     self.status.set_visible(!status.is_empty());
                     self.body.set_sensitive(!entry.sending);
+                    self.pinned.set_sensitive(!entry.sending);
                     for button in [&self.accept, &self.decline, &self.cancel, &self.open] {
                         button.set_sensitive(!entry.sending);
                     }
@@ -337,7 +345,7 @@ impl Ui {
             }
             Body::Url(view) => {
                 self.required_note.set_visible(false);
-                self.body.append(&crate::url::build(view));
+                self.pinned.append(&crate::url::build(view));
             }
             Body::Unreadable(why) => {
                 self.required_note.set_visible(false);
@@ -391,6 +399,9 @@ impl Ui {
         while let Some(child) = self.body.first_child() {
             self.body.remove(&child);
         }
+        while let Some(child) = self.pinned.first_child() {
+            self.pinned.remove(&child);
+        }
         self.shown.borrow_mut().take();
     }
 
@@ -412,7 +423,7 @@ impl Ui {
                 self.accept.grab_focus();
             }
             _ if url => {
-                self.body.child_focus(gtk::DirectionType::TabForward);
+                self.pinned.child_focus(gtk::DirectionType::TabForward);
                 // A focused selectable label selects all of itself, which
                 // would hide the bold host under the selection.
                 if let Some(label) = gtk::prelude::GtkWindowExt::focus(&self.window)

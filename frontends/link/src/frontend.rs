@@ -39,6 +39,16 @@ impl ShowRequest {
     }
 }
 
+/// Whether a `Show` with `info` comes too late at `now_ms` (ms since the
+/// epoch): the broker stopped waiting for its reply at `reply-by-ms` and
+/// gave the form to another front-end, and tells this one to withdraw it.
+/// A front-end that was stopped (Ctrl-Z) reads such a `Show` on waking;
+/// showing it would put up a form someone else is answering. An older
+/// broker sends no `reply-by-ms`: nothing is stale.
+pub(crate) fn is_stale(info: &Dict, now_ms: u64) -> bool {
+    dict_u64(info, "reply-by-ms").is_some_and(|by| now_ms > by)
+}
+
 /// What a front-end does when the broker calls `dev.elicitd.Frontend1`.
 ///
 /// The calls reach it only from the broker this front-end registered with
@@ -61,6 +71,16 @@ pub trait Frontend: Send + Sync + 'static {
 mod tests {
     use super::*;
     use zbus::zvariant::{OwnedValue, Str};
+
+    #[test]
+    fn a_show_read_after_its_reply_time_is_stale() {
+        let mut info = Dict::new();
+        assert!(!is_stale(&info, u64::MAX), "an older broker's Show");
+        info.insert("reply-by-ms".into(), OwnedValue::from(5_000u64));
+        assert!(!is_stale(&info, 4_999));
+        assert!(!is_stale(&info, 5_000));
+        assert!(is_stale(&info, 5_001));
+    }
 
     #[test]
     fn a_show_call_reads_its_info_and_tolerates_what_is_missing() {

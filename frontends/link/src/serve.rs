@@ -31,6 +31,14 @@ impl Served {
         // Any program on the bus can call this object, and the current owner
         // of the broker's name may be an impostor.
         self.trusted.check(&header)?;
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        if crate::frontend::is_stale(&info, now_ms) {
+            return Err(fdo::Error::Failed(format!(
+                "form {form} came after its reply time: the broker has given it elsewhere"
+            )));
+        }
         let request = ShowRequest::from_call(form, token, request_json, &info);
         self.frontend
             .show(request)

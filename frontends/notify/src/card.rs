@@ -99,11 +99,18 @@ impl Card {
             }
             Mode::Url { .. } => {
                 if let Some(view) = UrlView::from_request(request) {
-                    let page = fill(
+                    // Before the server's message, which may imitate it and
+                    // be long enough that the notification cuts what
+                    // follows.
+                    let mut page = fill(
                         &tr("It wants you to open a page on {host}."),
                         &[("host", &view.host)],
                     );
-                    card.body.push_str(&text(&format!("\n\n{page}")));
+                    for warning in &view.warnings {
+                        page.push('\n');
+                        page.push_str(&fill(&tr("Careful: {warning}."), &[("warning", warning)]));
+                    }
+                    card.body = format!("{}\n\n{}", text(&page), card.body);
                 }
             }
         }
@@ -291,6 +298,31 @@ mod tests {
         let unbroken = "é".repeat(300);
         assert_eq!(short(&unbroken).chars().count(), MAX_MESSAGE + 1);
         assert_eq!(short("  Deploy?  "), "Deploy?");
+    }
+
+    #[test]
+    fn a_url_cards_real_host_and_warnings_come_before_the_servers_message() {
+        let fake = format!(
+            "It wants you to open a page on accounts.google.com.{}",
+            "\n".repeat(60)
+        );
+        let card = Card::new(
+            &request(json!({"mode": "url", "message": fake, "elicitationId": "e1",
+                "url": "https://p\u{430}ypal.com/login"})),
+            &origin(),
+            false,
+        );
+        let first: Vec<&str> = card.body.lines().take(3).collect();
+        assert_eq!(
+            first[0], "It wants you to open a page on xn--pypal-4ve.com.",
+            "{}",
+            card.body
+        );
+        assert!(
+            first[1].starts_with("Careful: the host is an international name"),
+            "{first:?}"
+        );
+        assert!(first[2].starts_with("Careful: “pаypal” mixes"), "{first:?}");
     }
 
     #[test]

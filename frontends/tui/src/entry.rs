@@ -29,6 +29,7 @@ pub fn reason_text(reason: &str) -> String {
         "answered" => tr("answered elsewhere"),
         "claimed" => tr("taken over by another program"),
         "closed" => tr("the session was closed"),
+        "unanswered" => tr("moved elsewhere: this window did not answer in time"),
         other => other.to_owned(),
     }
 }

@@ -25,6 +25,15 @@ pub struct Origin {
     pub command: Option<String>,
     /// The working directory of the client, as the client says.
     pub cwd: Option<String>,
+    /// The host runs its servers from a hub, a detached process outside
+    /// the user's terminal session (Cline's `cline --cline-hub-daemon`):
+    /// its name, as the proxy found it. `cwd` is then left out, since the
+    /// hub's folder is where it first started, not the project's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hub: Option<String>,
+    /// The hub's working directory: where it started, not the project.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hub_cwd: Option<String>,
     /// The executable `elicit proxy` resolved and started (a `PATH`
     /// lookup, symlinks resolved): what the proxy knows, where `server` is
     /// only what the MCP server calls itself. Set by the proxy, which the

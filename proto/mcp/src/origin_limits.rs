@@ -18,8 +18,8 @@ pub const MAX_ORIGIN_PATH_BYTES: usize = 4096;
 /// `remote` and the verified ids are numbers or flags).
 pub fn origin_field_limit(key: &str) -> Option<usize> {
     match key {
-        "server" | "host" | "server-version" | "host-version" | "icon" => Some(MAX_ORIGIN_NAME_BYTES),
-        "command" | "cwd" | "verified-exe" | "verified-args" => Some(MAX_ORIGIN_PATH_BYTES),
+        "server" | "host" | "server-version" | "host-version" | "icon" | "hub" => Some(MAX_ORIGIN_NAME_BYTES),
+        "command" | "cwd" | "hub-cwd" | "verified-exe" | "verified-args" => Some(MAX_ORIGIN_PATH_BYTES),
         _ => None,
     }
 }
@@ -48,6 +48,8 @@ impl Origin {
             ("icon", self.icon.as_ref().map(String::len)),
             ("command", self.command.as_ref().map(String::len)),
             ("cwd", self.cwd.as_ref().map(String::len)),
+            ("hub", self.hub.as_ref().map(String::len)),
+            ("hub-cwd", self.hub_cwd.as_ref().map(String::len)),
             ("verified-exe", self.verified_exe.as_ref().map(String::len)),
             ("verified-args", args),
         ];
@@ -89,6 +91,8 @@ impl Origin {
             (&mut self.host_version, MAX_ORIGIN_NAME_BYTES),
             (&mut self.command, MAX_ORIGIN_PATH_BYTES),
             (&mut self.cwd, MAX_ORIGIN_PATH_BYTES),
+            (&mut self.hub, MAX_ORIGIN_NAME_BYTES),
+            (&mut self.hub_cwd, MAX_ORIGIN_PATH_BYTES),
         ] {
             if let Some(text) = field {
                 fit(text, limit);

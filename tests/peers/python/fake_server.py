@@ -14,6 +14,9 @@ import sys
 import time
 
 STUBBORN = "--stubborn" in sys.argv
+# Answers `initialize`, which a host over HTTP (`elicit serve`) waits for;
+# without it the proxy learns what the host declared from the request.
+INITIALIZE = "--initialize" in sys.argv
 if STUBBORN:
     # Ignores TERM from the start, as a server stuck in a system call may:
     # only KILL ends it (the proxy sends TERM at once when it is signalled).
@@ -120,6 +123,10 @@ for line in sys.stdin:
         if call is not None:
             text = json.dumps(message.get("result"), sort_keys=True)
             send({"jsonrpc": "2.0", "id": call, "result": {"content": [{"type": "text", "text": text}]}})
+    elif message.get("method") == "initialize" and INITIALIZE:
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {
+            "protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+            "serverInfo": {"name": "fake", "version": "1"}}})
     elif message.get("method") == "ping" and "id" in message:
         send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
     elif message.get("method") == "tools/call":

@@ -8,7 +8,6 @@ use super::{Awaiting, Core, HostRequest, ID_PREFIX, OriginChange, Out, Peer};
 use crate::caps::{self, META_CLIENT_INFO};
 use crate::framing::Frame;
 use crate::message::{self, Kind, Line};
-use crate::owner::Owner;
 
 /// Methods whose 2026-07-28 result may ask for input.
 const RETRYABLE: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
@@ -72,7 +71,7 @@ impl Core {
                 if message::method(&value) == Some("notifications/cancelled")
                     && let Some(id) = value.get("params").and_then(|p| p.get("requestId"))
                 {
-                    self.host_cancelled(&Owner::Request(message::id_key(id)), out);
+                    self.host_cancelled_request(&message::id_key(id), out);
                 }
                 out.raw(Peer::Server, line);
             }
@@ -122,7 +121,7 @@ impl Core {
                 .and_then(|p| p.get("taskId"))
                 .and_then(Value::as_str)
         {
-            self.host_cancelled(&Owner::Task(task.to_owned()), out);
+            self.host_cancelled_task(task, out);
         }
         if method == "logging/setLevel"
             && let Some(level) = value

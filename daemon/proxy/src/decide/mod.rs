@@ -69,7 +69,8 @@ struct ServerElicitation {
     forwarded: bool,
     /// The host request or task it serves, when the proxy can tell.
     owner: Option<Owner>,
-    /// Withdrawn because the host cancelled its owner: the server, which
+    /// Withdrawn because every possible owner ended (the host cancelled
+    /// them, or the server answered them): the server, which
     /// may not honour that cancellation, gets `cancel` as the answer.
     by_host: bool,
 }
@@ -239,22 +240,47 @@ impl Core {
             .collect()
     }
 
-    /// The host cancelled `owner` (`notifications/cancelled` for a request,
-    /// `tasks/cancel` for a task): its rounds end, and every form only it
-    /// was waiting on is withdrawn (reason `cancelled`).
-    fn host_cancelled(&mut self, owner: &Owner, out: &mut Out) {
-        if let Owner::Request(key) = owner
-            && self.host_requests.remove(key).is_some()
-        {
+    /// The host cancelled its request `key` (`notifications/cancelled`):
+    /// its rounds end, and every form it was the last possible owner of is
+    /// withdrawn (reason `cancelled`).
+    fn host_cancelled_request(&mut self, key: &str, out: &mut Out) {
+        if self.host_requests.remove(key).is_some() {
             self.cancel_round(key, out);
         }
+        self.request_ended(key, true, out);
+    }
+
+    /// The host request `key` ended, cancelled by the host (`by_host`) or
+    /// answered: a form that only it and other ended requests could have
+    /// been waiting on, one of them cancelled, has nobody left to give its
+    /// answer to, and is withdrawn (see [`Owner::request_ended`]).
+    fn request_ended(&mut self, key: &str, by_host: bool, out: &mut Out) {
         for elicitation in self.server_elicitations.values_mut() {
-            if !elicitation.forwarded && elicitation.owner.as_ref() == Some(owner) {
-                elicitation.by_host = true;
-                if let Some(ask) = elicitation.ask {
-                    out.0.push(Effect::Withdraw(ask));
-                }
+            if !elicitation.forwarded
+                && let Some(owner) = elicitation.owner.as_mut()
+                && owner.request_ended(key, by_host)
+            {
+                Self::orphaned(elicitation, out);
             }
+        }
+    }
+
+    /// The host cancelled its task `task` (`tasks/cancel`): every form of
+    /// that task is withdrawn (reason `cancelled`).
+    fn host_cancelled_task(&mut self, task: &str, out: &mut Out) {
+        for elicitation in self.server_elicitations.values_mut() {
+            if !elicitation.forwarded && matches!(&elicitation.owner, Some(Owner::Task(t)) if t == task) {
+                Self::orphaned(elicitation, out);
+            }
+        }
+    }
+
+    /// Withdraws a form nobody is left to want: the server, which may not
+    /// honour the host's cancellation, gets `cancel` as its answer.
+    fn orphaned(elicitation: &mut ServerElicitation, out: &mut Out) {
+        elicitation.by_host = true;
+        if let Some(ask) = elicitation.ask {
+            out.0.push(Effect::Withdraw(ask));
         }
     }
 

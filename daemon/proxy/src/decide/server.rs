@@ -20,10 +20,12 @@ impl Core {
             && let Some(id) = head::plain_result_id(line)
             && !self.is_special(&id)
         {
-            self.host_requests.remove(&message::id_key(&id));
+            let key = message::id_key(&id);
+            self.host_requests.remove(&key);
             if let Frame::Line(line) = frame {
                 out.raw(Peer::Host, line);
             }
+            self.request_ended(&key, false, out);
             return;
         }
         let Some((line, value)) = self.parse(Peer::Server, frame, out) else {
@@ -102,6 +104,7 @@ impl Core {
             self.start_rounds(key, id, original, value, out);
             return;
         }
+        self.request_ended(&key, false, out);
         let url_required = value
             .get("error")
             .and_then(|e| e.get("code"))

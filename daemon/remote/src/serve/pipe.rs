@@ -38,6 +38,8 @@ pub trait Router: Send + Sync + 'static {
 pub struct Pipe {
     input: mpsc::Sender<Bytes>,
     stop: Mutex<Option<oneshot::Sender<()>>>,
+    /// The relay's forms waiting for the broker.
+    asked: elicit_proxy::asked::Asked,
 }
 
 impl Pipe {
@@ -65,6 +67,10 @@ impl Pipe {
             }),
         };
         let mut options = options.clone();
+        // This relay's own count, not one shared with every relay the
+        // options were cloned for.
+        let asked = elicit_proxy::asked::Asked::default();
+        options.asked = asked.clone();
         if let Upstream::Command(command) = upstream {
             options.command = command.clone();
         }
@@ -93,6 +99,7 @@ impl Pipe {
         Ok(Pipe {
             input,
             stop: Mutex::new(Some(stop)),
+            asked,
         })
     }
 
@@ -107,6 +114,11 @@ impl Pipe {
     /// open: the relay still sees its host leave when the pipe goes.
     pub fn weak_input(&self) -> mpsc::WeakSender<Bytes> {
         self.input.downgrade()
+    }
+
+    /// Whether a form of this relay waits for the broker's reply.
+    pub fn asking(&self) -> bool {
+        self.asked.count() > 0
     }
 
     /// Ends the relay as if its host had left: the server's input closes

@@ -384,9 +384,15 @@ impl Session {
         Ok(stream::respond(priming, replay, feed, attached))
     }
 
-    /// What the idle clock needs to know of this session.
+    /// What the idle clock needs to know of this session: a form waiting
+    /// for the user counts as waiting for the client too, since its answer
+    /// leads to a response or a server request only the host can take
+    /// (the host's call may have been answered already: a task, or a
+    /// server that asks in the background).
     pub fn activity(&self) -> Activity {
-        self.routes.activity()
+        let mut activity = self.routes.activity();
+        activity.pending |= self.pipe.asking();
+        activity
     }
 
     /// Ends the session (DELETE, or idle): the relay sees its host leave and ends

@@ -77,6 +77,29 @@ impl World {
                 ));
             }
         }
+        // A front-end set aside is presented nothing, and counts as no
+        // front-end; one that came back counts again.
+        for form in state.forms() {
+            if let Some(p) = &form.presenter
+                && self.frontends.get(&p.bus_name).is_some_and(|f| f.stalled)
+            {
+                self.fail(&format!(
+                    "form {} is presented to {}, which left a Show unanswered",
+                    form.record.id, p.bus_name
+                ));
+            }
+        }
+        let serving = self
+            .frontends
+            .iter()
+            .filter(|(_, f)| f.alive && f.registered && !f.stalled)
+            .count();
+        if state.counts().2 != serving {
+            self.fail(&format!(
+                "Frontends is {}, but {serving} front-ends serve",
+                state.counts().2
+            ));
+        }
         for (name, f) in self.frontends.iter().filter(|(_, f)| f.alive && f.registered) {
             for id in f.shown.keys() {
                 let answering = self

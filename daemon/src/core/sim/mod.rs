@@ -108,6 +108,9 @@ struct Client {
 struct Frontend {
     alive: bool,
     registered: bool,
+    /// Paused past a `Show`'s time: the core sets it aside until it
+    /// answers or calls.
+    stalled: bool,
     /// Forms it shows, with their tokens.
     shown: BTreeMap<u64, String>,
 }
@@ -276,6 +279,14 @@ impl World {
                         f.shown.remove(&form);
                     }
                 }
+                Effect::Recall { bus_name, form, .. } => match self.frontends.get_mut(&bus_name) {
+                    Some(f) if f.stalled => {
+                        f.shown.remove(&form);
+                    }
+                    _ => self.fail(&format!(
+                        "form {form} recalled from {bus_name}, which missed no Show"
+                    )),
+                },
                 Effect::Response(crate::core::ResponseSignal {
                     owner, session, form, ..
                 }) => {
@@ -372,6 +383,7 @@ impl World {
             .collect();
         for f in self.frontends.values_mut() {
             f.registered = false;
+            f.stalled = false;
             f.shown.clear();
         }
         let (_, effects) = self.core.restore(self.now, self.disk.restored(), &on_bus);

@@ -139,6 +139,26 @@ impl World {
                 self.log.push(format!("front-end {name} registers"));
                 self.call(&name, Call::RegisterFrontend(frontend("gtk")), Asked::Other);
             }
+            47..=48 if self.rng.random_bool(0.5) => {
+                let stalled: Vec<String> = self
+                    .frontends
+                    .iter()
+                    .filter(|(_, f)| f.alive && f.registered && f.stalled)
+                    .map(|(n, _)| n.clone())
+                    .collect();
+                let Some(name) = self.pick(&stalled) else { return };
+                if let Some(f) = self.frontends.get_mut(&name) {
+                    f.stalled = false;
+                }
+                // It comes back by its reply to a recall, or by a call.
+                if self.rng.random_bool(0.5) {
+                    self.log.push(format!("front-end {name} answers again"));
+                    self.input(Input::FrontendAnswered(name));
+                } else {
+                    self.log.push(format!("front-end {name} calls again"));
+                    self.call(&name, Call::Counts, Asked::Other);
+                }
+            }
             47..=48 => {
                 let gone: Vec<String> = self
                     .frontends
@@ -149,6 +169,7 @@ impl World {
                 let Some(name) = self.pick(&gone) else { return };
                 if let Some(f) = self.frontends.get_mut(&name) {
                     f.registered = true;
+                    f.stalled = false;
                 }
                 self.log.push(format!("front-end {name} registers again"));
                 self.call(&name, Call::RegisterFrontend(frontend("gtk")), Asked::Other);
@@ -189,10 +210,22 @@ impl World {
                 };
                 let shown: Vec<u64> = self.frontends[&name].shown.keys().copied().collect();
                 let Some(form) = self.pick(&shown) else { return };
+                if self.rng.random_bool(0.5) {
+                    // Paused past the Show's time: set aside, its forms
+                    // recalled (the core's Recall clears them).
+                    if let Some(f) = self.frontends.get_mut(&name) {
+                        f.stalled = true;
+                    }
+                    self.log
+                        .push(format!("front-end {name} leaves the Show of {form} unanswered"));
+                    self.input(Input::ShowUnanswered { form, bus_name: name });
+                    return;
+                }
                 // Its Show failed: the core counts it as gone; it may
                 // register again later.
                 if let Some(f) = self.frontends.get_mut(&name) {
                     f.registered = false;
+                    f.stalled = false;
                     f.shown.clear();
                 }
                 self.log.push(format!("front-end {name} fails to show {form}"));

@@ -148,7 +148,10 @@ impl State {
     /// head of their queues. Returns it, if it was registered, and their
     /// sessions.
     pub(crate) fn frontend_gone(&mut self, bus_name: &str) -> (Option<Frontend>, Vec<String>) {
-        let frontend = self.frontends.remove(bus_name);
+        let frontend = self
+            .frontends
+            .remove(bus_name)
+            .or_else(|| self.stalled.remove(bus_name));
         let sessions = self
             .forms
             .values_mut()

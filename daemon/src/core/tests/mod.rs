@@ -8,6 +8,7 @@ use crate::config::Config;
 use crate::store::FormState;
 
 mod restart;
+mod stall;
 
 /// A core and the calls made to it.
 struct T {

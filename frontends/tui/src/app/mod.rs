@@ -42,6 +42,11 @@ pub struct App {
     pub link: Result<(), String>,
     /// Forms queued behind the presented one, per session.
     pub backlog: std::collections::HashMap<String, usize>,
+    /// Lines a URL form's message is scrolled by (its consent is pinned
+    /// below it).
+    pub scroll: usize,
+    /// The most it can be scrolled, as last drawn.
+    pub scroll_max: std::cell::Cell<usize>,
 }
 
 impl Default for App {
@@ -54,6 +59,8 @@ impl Default for App {
             overlay: Overlay::None,
             link: Err("connecting to elicitd".into()),
             backlog: Default::default(),
+            scroll: 0,
+            scroll_max: Default::default(),
         }
     }
 }
@@ -163,6 +170,8 @@ impl App {
         }
         if index == self.selected || self.entries.is_empty() {
             self.overlay = Overlay::None;
+            // Another form is current now: its message starts at the top.
+            self.scroll = 0;
         }
         Some(entry)
     }
@@ -253,6 +262,14 @@ impl App {
                     self.overlay = Overlay::Help;
                     None
                 }
+                KeyCode::Up => {
+                    self.scroll = self.scroll.min(self.scroll_max.get()).saturating_sub(1);
+                    None
+                }
+                KeyCode::Down => {
+                    self.scroll = (self.scroll + 1).min(self.scroll_max.get());
+                    None
+                }
                 _ => None,
             },
             Body::Unreadable(_) => match key.code {
@@ -283,6 +300,7 @@ impl App {
     }
 
     fn switch(&mut self, step: isize) -> Option<Command> {
+        self.scroll = 0;
         let n = self.entries.len() as isize;
         if n > 0 {
             self.selected = (self.selected as isize + step).rem_euclid(n) as usize;

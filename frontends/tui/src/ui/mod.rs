@@ -180,10 +180,11 @@ fn draw_body(frame: &mut Frame<'_>, app: &App, area: Rect, theme: Theme) {
     let width = usize::from(inner.width);
     let laid = match &entry.body {
         Body::Form(model) => form::form(&entry.message, model, width, theme),
-        Body::Url(view) => form::Laid {
-            lines: url::url(&entry.message, view, width, theme),
-            ..form::Laid::default()
-        },
+        Body::Url(view) => {
+            let most = url::draw(frame, inner, &entry.message, view, app.scroll, theme);
+            app.scroll_max.set(most);
+            return;
+        }
         Body::Unreadable(why) => {
             let mut lines = flow::wrap(&entry.message, width, "", Style::new());
             lines.extend(flow::wrap(
@@ -257,6 +258,7 @@ fn key_bar(app: &App, theme: Theme) -> Line<'static> {
         ],
         Some(Body::Url(_)) => vec![
             ("Enter", tr("open...")),
+            ("Up/Down", tr("scroll")),
             ("d", tr("decline")),
             ("Esc", tr("cancel")),
             ("?", tr("help")),

@@ -80,7 +80,7 @@ pub(super) fn rows() -> Vec<Row> {
             ],
         },
         Row {
-            name: "a form asked while two requests ran belongs to neither",
+            name: "a form asked while two requests ran stays while one of them runs",
             config: config(),
             setup: vec![
                 Step::Host(init(json!({}))),
@@ -97,6 +97,74 @@ pub(super) fn rows() -> Vec<Row> {
                 "notifications/cancelled",
                 json!({"requestId": 2}),
             ))],
+        },
+        Row {
+            name: "both requests a form may serve cancelled: withdrawn at the last, the server gets cancel",
+            config: config(),
+            setup: two_calls_and_a_form(),
+            steps: vec![
+                Step::Host(cancelled(2)),
+                Step::Host(cancelled(3)),
+                Step::Reply(1, Reply::Withdrawn),
+            ],
+            expect: vec![
+                E::RawServer(cancelled(2)),
+                E::Withdraw(1),
+                E::RawServer(cancelled(3)),
+                E::Stop(1),
+                E::Server(result(json!(5), json!({"action": "cancel"}))),
+            ],
+        },
+        Row {
+            name: "one request cancelled, the other answered: nobody is left, withdrawn",
+            config: config(),
+            setup: two_calls_and_a_form(),
+            steps: vec![
+                Step::Host(cancelled(3)),
+                Step::Server(result(json!(2), json!({"content": []}))),
+            ],
+            expect: vec![
+                E::RawServer(cancelled(3)),
+                E::RawHost(result(json!(2), json!({"content": []}))),
+                E::Withdraw(1),
+            ],
+        },
+        Row {
+            name: "the server answers the only request while its form waits: still the server's",
+            config: config(),
+            setup: vec![
+                Step::Host(init(json!({}))),
+                Step::Server(result(json!(0), json!({}))),
+                Step::Host(call(2, json!({}))),
+                Step::Server(elicit(5, form())),
+            ],
+            steps: vec![Step::Server(result(json!(2), json!({"content": []})))],
+            expect: vec![E::RawHost(result(json!(2), json!({"content": []})))],
+        },
+        Row {
+            name: "a request that began after the form cannot own it",
+            config: config(),
+            setup: vec![
+                Step::Host(init(json!({}))),
+                Step::Server(result(json!(0), json!({}))),
+                Step::Host(call(2, json!({}))),
+                Step::Server(elicit(5, form())),
+                Step::Host(call(3, json!({}))),
+            ],
+            steps: vec![Step::Host(cancelled(2))],
+            expect: vec![E::Withdraw(1), E::RawServer(cancelled(2))],
+        },
+        Row {
+            name: "a form asked outside any request is nobody's: requests ending leave it",
+            config: config(),
+            setup: vec![
+                Step::Host(init(json!({}))),
+                Step::Server(result(json!(0), json!({}))),
+                Step::Server(elicit(5, form())),
+                Step::Host(call(2, json!({}))),
+            ],
+            steps: vec![Step::Host(cancelled(2))],
+            expect: vec![E::RawServer(cancelled(2))],
         },
         Row {
             name: "keep-alive: progress for every open request's token",
@@ -209,5 +277,21 @@ pub(super) fn rows() -> Vec<Row> {
                 )),
             ],
         },
+    ]
+}
+
+/// The host's `notifications/cancelled` for its request `id`.
+fn cancelled(id: i64) -> Value {
+    notification("notifications/cancelled", json!({"requestId": id}))
+}
+
+/// Two tool calls running, and a form asked meanwhile (ask 1).
+fn two_calls_and_a_form() -> Vec<Step> {
+    vec![
+        Step::Host(init(json!({}))),
+        Step::Server(result(json!(0), json!({}))),
+        Step::Host(call(2, json!({}))),
+        Step::Host(call(3, json!({}))),
+        Step::Server(elicit(5, form())),
     ]
 }
