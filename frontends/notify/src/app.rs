@@ -93,9 +93,10 @@ impl App {
     }
 
     async fn show(&mut self, request: ShowRequest) {
-        // The broker checked the request with its own limits: never
-        // refuse here what it accepted.
-        let Ok(elicitation) = Elicitation::parse_str(&request.request_json, &Limits::UNLIMITED) else {
+        // The broker checked the request with its own limits, patterns
+        // included: never refuse here what it accepted, nor compile again.
+        let Ok(elicitation) = Elicitation::parse_checked_str(&request.request_json, &Limits::UNLIMITED)
+        else {
             // A version mismatch: another front-end may read it.
             self.pass_on(&request.form, &request.token).await;
             return;
