@@ -200,8 +200,14 @@ pub trait Broker1 {
     /// Withdraws the caller's front-end registration.
     fn unregister_frontend(&self) -> zbus::Result<()>;
 
-    /// Pending forms as a JSON array (no contents of answers, ever).
+    /// Pending forms as a JSON array (no contents of answers, ever);
+    /// refused when the list is over 16 MiB: [`list_all_forms`] pages.
     fn list_forms(&self) -> zbus::Result<String>;
+
+    /// One page of pending forms: those with ids above `after` (0 for the
+    /// first page), in id order, up to about 1 MiB of JSON, and whether
+    /// more follow. `brief` leaves out messages and field names.
+    fn list_forms_page(&self, after: u64, brief: bool) -> zbus::Result<(String, bool)>;
 
     /// Takes a form over from whichever front-end shows it, for a control
     /// client; returns the presentation token, the request JSON and details.
@@ -336,5 +342,28 @@ mod tests {
         };
         assert_eq!(Origin::from_dict(&origin.to_dict()), origin);
         assert_eq!(Origin::from_dict(&Origin::default().to_dict()), Origin::default());
+    }
+}
+
+/// Every pending form, page by page (`ListFormsPage`), each page handed
+/// to `each` as parsed JSON entries: no reply comes near the bus's message
+/// limit, whatever is queued. `brief` leaves out messages and field names.
+pub async fn list_all_forms(
+    broker: &Broker1Proxy<'_>,
+    brief: bool,
+    mut each: impl FnMut(Vec<serde_json::Value>),
+) -> Result<(), crate::Error> {
+    let mut after = 0;
+    loop {
+        let (json, more) = broker.list_forms_page(after, brief).await?;
+        let page: Vec<serde_json::Value> = serde_json::from_str(&json)
+            .map_err(|e| crate::Error::BadArgument(format!("ListFormsPage returned no JSON list: {e}")))?;
+        let last = page.last().and_then(|form| form["id"].as_u64());
+        each(page);
+        match last {
+            // Ids only grow: the next page starts past this one.
+            Some(last) if more && last > after => after = last,
+            _ => return Ok(()),
+        }
     }
 }
