@@ -345,24 +345,30 @@ mod tests {
     }
 }
 
-/// Every pending form, page by page (`ListFormsPage`), each page handed
-/// to `each` as parsed JSON entries: no reply comes near the bus's message
-/// limit, whatever is queued. `brief` leaves out messages and field names.
+/// Every pending form, page by page (`ListFormsPage`): each page's JSON
+/// array is handed to `each` as the broker sent it, so that no reply comes
+/// near the bus's message limit and no caller need hold the whole list,
+/// whatever is queued. `brief` leaves out messages and field names.
 pub async fn list_all_forms(
     broker: &Broker1Proxy<'_>,
     brief: bool,
-    mut each: impl FnMut(Vec<serde_json::Value>),
+    mut each: impl FnMut(&str),
 ) -> Result<(), crate::Error> {
+    /// Only the id of an entry is read here.
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        id: u64,
+    }
     let mut after = 0;
     loop {
         let (json, more) = broker.list_forms_page(after, brief).await?;
-        let page: Vec<serde_json::Value> = serde_json::from_str(&json)
-            .map_err(|e| crate::Error::BadArgument(format!("ListFormsPage returned no JSON list: {e}")))?;
-        let last = page.last().and_then(|form| form["id"].as_u64());
-        each(page);
-        match last {
+        let page: Vec<Entry> = serde_json::from_str(&json).map_err(|e| {
+            crate::Error::BadArgument(format!("ListFormsPage returned no list of forms: {e}"))
+        })?;
+        each(&json);
+        match page.last() {
             // Ids only grow: the next page starts past this one.
-            Some(last) if more && last > after => after = last,
+            Some(last) if more && last.id > after => after = last.id,
             _ => return Ok(()),
         }
     }

@@ -103,7 +103,11 @@ async fn pattern_heavy_forms_cost_what_their_text_says() {
                 mib(start)
             );
             let bound = if n == 8 { AFTER_8_MIB } else { AFTER_32_MIB };
-            assert!(mib(rss) < bound, "RSS {} MiB after {n} forms, over {bound}", mib(rss));
+            assert!(
+                mib(rss) < bound,
+                "RSS {} MiB after {n} forms, over {bound}",
+                mib(rss)
+            );
         }
     }
 }
@@ -163,14 +167,21 @@ async fn a_flood_of_refused_requests_does_not_hold_up_another_connection() {
         let conn = bus.connect().await;
         let session = Arc::new(open(&conn).await);
         // Its one form fills the session: every later one is refused.
-        elicit(&session, "{\"message\":\"fill\",\"requestedSchema\":{\"type\":\"object\"}}")
-            .await
-            .expect("the first form");
+        elicit(
+            &session,
+            "{\"message\":\"fill\",\"requestedSchema\":{\"type\":\"object\"}}",
+        )
+        .await
+        .expect("the first form");
         for c in 0..IN_FLIGHT {
             let (session, stop) = (session.clone(), stop.clone());
             // The break's form and one of the largest allowed: the quota
             // refuses both, and needs to parse neither.
-            let request = if (f + c) % 2 == 0 { heavy.clone() } else { allowed.clone() };
+            let request = if (f + c) % 2 == 0 {
+                heavy.clone()
+            } else {
+                allowed.clone()
+            };
             flood.spawn(async move {
                 let mut refused = 0u64;
                 while !stop.load(Ordering::Relaxed) {
@@ -227,7 +238,7 @@ async fn elicit_list_lists_540_large_forms() {
     let bus = PrivateBus::start_with(SESSION_LIMITS);
     let _daemon = Daemon::start(
         &bus,
-        "[broker]\nforms-total-bytes = 268435456\n[store]\nsync = \"process-crash\"\n",
+        "[broker]\nforms-total-bytes = 268435456\n[store]\nsync = \"process-crash\"\n[policy]\nenabled = false\n",
     )
     .await;
     let conn = bus.connect().await;
@@ -238,7 +249,12 @@ async fn elicit_list_lists_540_large_forms() {
             session = open(&conn).await;
         }
         let properties: serde_json::Map<String, Value> = (0..64)
-            .map(|i| (format!("{n:03}-{i:02}-{}", "n".repeat(3900)), json!({"type": "string"})))
+            .map(|i| {
+                (
+                    format!("{n:03}-{i:02}-{}", "n".repeat(3900)),
+                    json!({"type": "string"}),
+                )
+            })
             .collect();
         let request = json!({"message": format!("large {n}"),
             "requestedSchema": {"type": "object", "properties": properties}})
@@ -263,7 +279,11 @@ async fn elicit_list_lists_540_large_forms() {
     );
     let forms: Vec<Value> = serde_json::from_slice(&listed.stdout).expect("one JSON array");
     assert_eq!(forms.len(), FORMS);
-    assert!(forms.iter().all(|f| f["fields"].as_array().is_some_and(|f| f.len() == 64)));
+    assert!(
+        forms
+            .iter()
+            .all(|f| f["fields"].as_array().is_some_and(|f| f.len() == 64))
+    );
     let ids: Vec<u64> = forms.iter().filter_map(|f| f["id"].as_u64()).collect();
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "in id order, each once");
 

@@ -40,20 +40,30 @@ pub async fn list(args: ListArgs, bus: Option<&str>) -> anyhow::Result<ExitCode>
     if args.json {
         out::json_part("[", "");
     }
+    let mut unreadable = None;
     list_all_forms(&broker, false, |page| {
         if args.json {
-            for form in page {
-                let sep = if printed == 0 { "" } else { "," };
-                out::json_part(&format!("{sep}{form}"), "");
+            // The page's entries as the broker wrote them, between the
+            // brackets of the one array this prints.
+            let inner = page.trim().trim_start_matches('[').trim_end_matches(']').trim();
+            if !inner.is_empty() {
+                out::json_part(if printed == 0 { "" } else { "," }, "");
+                out::json_part(inner, "");
                 printed += 1;
             }
-        } else {
+            return;
+        }
+        match serde_json::from_str::<Vec<Value>>(page) {
             // The table keeps only what it shows: its columns line up
             // across all forms, so it is printed at the end.
-            forms.extend(page.into_iter().map(|form| table_entry(&form)));
+            Ok(page) => forms.extend(page.iter().map(table_entry)),
+            Err(e) => unreadable = Some(e),
         }
     })
     .await?;
+    if let Some(e) = unreadable {
+        return Err(e.into());
+    }
     if args.json {
         out::json_part("]", "\n");
         return Ok(ExitCode::SUCCESS);

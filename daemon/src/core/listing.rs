@@ -57,7 +57,7 @@ impl Core {
     }
 
     /// The ready forms after `after`, in id order, while they fit `bytes`.
-    fn page(&self, now: u64, after: Option<u64>, brief: bool, bytes: usize) -> Page {
+    pub(super) fn page(&self, now: u64, after: Option<u64>, brief: bool, bytes: usize) -> Page {
         let mut json = String::from("[");
         let mut more = false;
         // A form still being stored has not been accepted yet.

@@ -38,10 +38,11 @@ pub(crate) async fn watch(
     while changes.next().await.is_some() {
         while let Some(Some(_)) = changes.next().now_or_never() {}
         let mut counts = HashMap::new();
-        if list_all_forms(&broker, true, |page| count_queued(&page, &mut counts))
-            .await
-            .is_err()
-        {
+        let count = |page: &str| {
+            let forms: Vec<serde_json::Value> = serde_json::from_str(page).unwrap_or_default();
+            count_queued(&forms, &mut counts);
+        };
+        if list_all_forms(&broker, true, count).await.is_err() {
             continue;
         }
         observer.backlog(counts);

@@ -77,7 +77,12 @@ pub(crate) struct FormLimits {
 impl State {
     /// Checks the limits for one more form in `session`, of `bytes` of
     /// request text.
-    pub(crate) fn check_admission(&self, session: &str, limits: FormLimits, bytes: usize) -> Result<(), Error> {
+    pub(crate) fn check_admission(
+        &self,
+        session: &str,
+        limits: FormLimits,
+        bytes: usize,
+    ) -> Result<(), Error> {
         if self.forms.len() >= limits.total {
             return Err(Error::LimitExceeded(format!(
                 "the broker already holds {} forms (broker.forms-total)",

@@ -316,7 +316,9 @@ fn admission_keeps_the_byte_budget_across_sessions() {
     submit(&mut state, 2, "b");
     // Another session's form counts too: the budget is the broker's.
     assert!(state.check_admission("b", limits, 10).is_ok());
-    let refused = state.check_admission("a", limits, 11).expect_err("over the budget");
+    let refused = state
+        .check_admission("a", limits, 11)
+        .expect_err("over the budget");
     assert!(matches!(&refused, Error::OverBudget(_)), "{refused}");
     assert!(refused.to_string().contains("forms-total-bytes"), "{refused}");
     // A form that ends gives its bytes back.
