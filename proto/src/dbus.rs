@@ -324,27 +324,6 @@ pub async fn check_from_broker(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_origin_survives_the_bus_with_what_the_proxy_verified() {
-        let origin = Origin {
-            host: Some("host".into()),
-            server: Some("deployer".into()),
-            command: Some("deployer --stdio".into()),
-            cwd: Some("/src".into()),
-            verified_exe: Some("/usr/local/bin/deployer".into()),
-            verified_args: Some(vec!["--stdio".into(), "two words".into()]),
-            pid: Some(7),
-            ..Origin::default()
-        };
-        assert_eq!(Origin::from_dict(&origin.to_dict()), origin);
-        assert_eq!(Origin::from_dict(&Origin::default().to_dict()), Origin::default());
-    }
-}
-
 /// Every pending form, page by page (`ListFormsPage`): each page's JSON
 /// array is handed to `each` as the broker sent it, so that no reply comes
 /// near the bus's message limit and no caller need hold the whole list,
@@ -371,5 +350,26 @@ pub async fn list_all_forms(
             Some(last) if more && last.id > after => after = last.id,
             _ => return Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_origin_survives_the_bus_with_what_the_proxy_verified() {
+        let origin = Origin {
+            host: Some("host".into()),
+            server: Some("deployer".into()),
+            command: Some("deployer --stdio".into()),
+            cwd: Some("/src".into()),
+            verified_exe: Some("/usr/local/bin/deployer".into()),
+            verified_args: Some(vec!["--stdio".into(), "two words".into()]),
+            pid: Some(7),
+            ..Origin::default()
+        };
+        assert_eq!(Origin::from_dict(&origin.to_dict()), origin);
+        assert_eq!(Origin::from_dict(&Origin::default().to_dict()), Origin::default());
     }
 }

@@ -405,6 +405,28 @@ mod tests {
         assert!(matches!(compile("(("), Err(PatternError::Syntax(_))));
     }
 
+    /// The figures behind [`SIZE_LIMIT`] (docs/benchmarks.md):
+    /// `cargo test -p elicit-mcp --release --lib compiled_sizes -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "prints measurements"]
+    fn compiled_sizes() {
+        for source in [
+            r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$",
+            "^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$",
+            "^[0-9A-Za-z_]{1,1000}$",
+            "^.{1,100}$",
+            "^.{1,150}$",
+            "^.{0,255}$",
+            ".{750}",
+        ] {
+            let start = Instant::now();
+            match compile(source) {
+                Ok(regex) => println!("{source}: {} bytes, {:?}", regex.bytes(), start.elapsed()),
+                Err(error) => println!("{source}: refused after {:?} ({error:?})", start.elapsed()),
+            }
+        }
+    }
+
     #[test]
     fn nested_quantifiers_match_in_linear_time() {
         // regress needs about 2^n steps for this (days at n = 40).
