@@ -72,6 +72,11 @@ pub struct BrokerConfig {
     pub sessions_per_uid: usize,
     /// Forms waiting or shown across all sessions.
     pub forms_total: usize,
+    /// Bytes of request text of the forms waiting, shown or undelivered,
+    /// across all sessions: with the per-form limits, what bounds the
+    /// memory and the store they take together (a form in memory is a few
+    /// times its text).
+    pub forms_total_bytes: usize,
     /// How long a session survives its owner leaving the bus, in
     /// milliseconds, so that a client reconnecting at once keeps its forms.
     pub client_grace_ms: u64,
@@ -94,6 +99,7 @@ impl Default for BrokerConfig {
             sessions_per_connection: 16,
             sessions_per_uid: 256,
             forms_total: 100_000,
+            forms_total_bytes: 64 << 20,
             client_grace_ms: 500,
             default_timeout_secs: 3600,
             show_timeout_ms: 5000,

@@ -204,8 +204,14 @@ pub trait Broker1 {
     /// Withdraws the caller's front-end registration.
     fn unregister_frontend(&self) -> zbus::Result<()>;
 
-    /// Pending forms as a JSON array (no contents of answers, ever).
+    /// Pending forms as a JSON array (no contents of answers, ever);
+    /// refused when the list is over 16 MiB: [`list_all_forms`] pages.
     fn list_forms(&self) -> zbus::Result<String>;
+
+    /// One page of pending forms: those with ids above `after` (0 for the
+    /// first page), in id order, up to about 1 MiB of JSON, and whether
+    /// more follow. `brief` leaves out messages and field names.
+    fn list_forms_page(&self, after: u64, brief: bool) -> zbus::Result<(String, bool)>;
 
     /// Takes a form over from whichever front-end shows it, for a control
     /// client; returns the presentation token, the request JSON and details.
@@ -319,6 +325,35 @@ pub async fn check_from_broker(
         _ => Err(zbus::fdo::Error::AccessDenied(
             "only elicitd may call this".into(),
         )),
+    }
+}
+
+/// Every pending form, page by page (`ListFormsPage`): each page's JSON
+/// array is handed to `each` as the broker sent it, so that no reply comes
+/// near the bus's message limit and no caller need hold the whole list,
+/// whatever is queued. `brief` leaves out messages and field names.
+pub async fn list_all_forms(
+    broker: &Broker1Proxy<'_>,
+    brief: bool,
+    mut each: impl FnMut(&str),
+) -> Result<(), crate::Error> {
+    /// Only the id of an entry is read here.
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        id: u64,
+    }
+    let mut after = 0;
+    loop {
+        let (json, more) = broker.list_forms_page(after, brief).await?;
+        let page: Vec<Entry> = serde_json::from_str(&json).map_err(|e| {
+            crate::Error::BadArgument(format!("ListFormsPage returned no list of forms: {e}"))
+        })?;
+        each(&json);
+        match page.last() {
+            // Ids only grow: the next page starts past this one.
+            Some(last) if more && last.id > after => after = last.id,
+            _ => return Ok(()),
+        }
     }
 }
 

@@ -22,6 +22,10 @@ pub enum Error {
     InvalidAnswer(String),
     /// A size or count limit was reached; nothing was stored.
     LimitExceeded(String),
+    /// The pending forms of every session together hold as many bytes as
+    /// the broker keeps (`broker.forms-total-bytes`); nothing was stored,
+    /// and the same form may be sent again once others have ended.
+    OverBudget(String),
     /// The caller may not do this to this object.
     AccessDenied(String),
     /// No such form, session or front-end.
@@ -50,6 +54,7 @@ impl fmt::Display for Error {
             Error::InvalidRequest(detail) => write!(f, "invalid request: {detail}"),
             Error::InvalidAnswer(detail) => write!(f, "invalid answer: {detail}"),
             Error::LimitExceeded(detail) => write!(f, "limit exceeded: {detail}"),
+            Error::OverBudget(detail) => write!(f, "over the broker's byte budget: {detail}"),
             Error::AccessDenied(detail) => write!(f, "access denied: {detail}"),
             Error::NotFound(detail) => write!(f, "not found: {detail}"),
             Error::WrongState(detail) => write!(f, "wrong state: {detail}"),
@@ -68,7 +73,9 @@ impl Error {
             Error::InvalidRequest(_) | Error::InvalidAnswer(_) | Error::BadArgument(_) => {
                 JsonRpcCode::INVALID_PARAMS
             }
-            Error::LimitExceeded(_) | Error::AccessDenied(_) => JsonRpcCode::SERVER_ERROR,
+            Error::LimitExceeded(_) | Error::OverBudget(_) | Error::AccessDenied(_) => {
+                JsonRpcCode::SERVER_ERROR
+            }
             Error::NotFound(_)
             | Error::WrongState(_)
             | Error::Storage(_)
@@ -91,6 +98,7 @@ impl Error {
             Error::InvalidRequest(s)
             | Error::InvalidAnswer(s)
             | Error::LimitExceeded(s)
+            | Error::OverBudget(s)
             | Error::AccessDenied(s)
             | Error::NotFound(s)
             | Error::WrongState(s)

@@ -399,16 +399,6 @@ async fn every_limit_refuses_clearly_and_disturbs_nothing_else() {
         matches!(over, Error::LimitExceeded(ref m) if m.contains("forms-per-session")),
         "{over}"
     );
-    two.submit(NAME_FORM, None, None).await.expect("total 3/3");
-    let total = two
-        .submit(NAME_FORM, None, None)
-        .await
-        .expect_err("over the total");
-    assert!(
-        matches!(total, Error::LimitExceeded(ref m) if m.contains("forms-total")),
-        "{total}"
-    );
-
     let big = json!({"message": "x".repeat(500), "requestedSchema": {"type": "object", "properties": {}}});
     let large = two
         .submit(&big.to_string(), None, None)
@@ -425,6 +415,26 @@ async fn every_limit_refuses_clearly_and_disturbs_nothing_else() {
     assert!(
         matches!(bad, Error::InvalidRequest(ref m) if m.contains("property `a`") && m.contains("nested-object"))
     );
+    two.submit(NAME_FORM, None, None).await.expect("total 3/3");
+    let total = two
+        .submit(NAME_FORM, None, None)
+        .await
+        .expect_err("over the total");
+    assert!(
+        matches!(total, Error::LimitExceeded(ref m) if m.contains("forms-total")),
+        "{total}"
+    );
+    // Counts come before any parsing (issue 39): a full broker refuses
+    // even a bad request by its count, at no cost.
+    let full = two
+        .submit(r#"{"message": 1}"#, None, None)
+        .await
+        .expect_err("full");
+    assert!(
+        matches!(full, Error::LimitExceeded(ref m) if m.contains("forms-total")),
+        "{full}"
+    );
+
     // The three accepted forms are all still there.
     assert_eq!(forms(&conn).await.len(), 3);
 }

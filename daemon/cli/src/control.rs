@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use elicit_client::connect;
 use elicit_proto::Error;
-use elicit_proto::dbus::Broker1Proxy;
+use elicit_proto::dbus::{Broker1Proxy, list_all_forms};
 use elicit_proto::text::escape_controls;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
@@ -30,12 +30,42 @@ pub struct ListArgs {
     json: bool,
 }
 
-/// `elicit list`.
+/// `elicit list`: page by page (`ListFormsPage`), so that it works
+/// whatever is queued; `--json` prints the one array it always did, a page
+/// at a time.
 pub async fn list(args: ListArgs, bus: Option<&str>) -> anyhow::Result<ExitCode> {
-    let text = broker(bus).await?.list_forms().await.map_err(Error::from)?;
-    let forms: Vec<Value> = serde_json::from_str(&text)?;
+    let broker = broker(bus).await?;
+    let mut forms: Vec<Value> = Vec::new();
+    let mut printed = 0usize;
     if args.json {
-        out::json(&text);
+        out::json_part("[", "");
+    }
+    let mut unreadable = None;
+    list_all_forms(&broker, false, |page| {
+        if args.json {
+            // The page's entries as the broker wrote them, between the
+            // brackets of the one array this prints.
+            let inner = page.trim().trim_start_matches('[').trim_end_matches(']').trim();
+            if !inner.is_empty() {
+                out::json_part(if printed == 0 { "" } else { "," }, "");
+                out::json_part(inner, "");
+                printed += 1;
+            }
+            return;
+        }
+        match serde_json::from_str::<Vec<Value>>(page) {
+            // The table keeps only what it shows: its columns line up
+            // across all forms, so it is printed at the end.
+            Ok(page) => forms.extend(page.iter().map(table_entry)),
+            Err(e) => unreadable = Some(e),
+        }
+    })
+    .await?;
+    if let Some(e) = unreadable {
+        return Err(e.into());
+    }
+    if args.json {
+        out::json_part("]", "\n");
         return Ok(ExitCode::SUCCESS);
     }
     if forms.is_empty() {
@@ -45,6 +75,20 @@ pub async fn list(args: ListArgs, bus: Option<&str>) -> anyhow::Result<ExitCode>
         say!("{line}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the table shows of a form: not its field names, which may be
+/// hundreds of kilobytes.
+fn table_entry(form: &Value) -> Value {
+    let origin = &form["origin"];
+    json!({
+        "id": form["id"],
+        "session": form["session"],
+        "state": form["state"],
+        "age-ms": form["age-ms"],
+        "origin": {"server": origin["server"], "host": origin["host"]},
+        "message": form["message"],
+    })
 }
 
 /// The lines of `elicit list`: columns as wide as their widest cell, so

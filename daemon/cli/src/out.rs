@@ -49,8 +49,19 @@ pub fn error(line: fmt::Arguments<'_>) {
 /// status 0: whoever read what they wanted (`head`) is done, and nobody is
 /// left to tell. Any other failure (a full disk) is reported, status 1.
 fn write_line(line: &str) {
+    write_text(line, "\n");
+}
+
+/// Prints part of one JSON document, its strings made safe as by
+/// [`json`], and `end` after it (`"\n"` to end the line): a list printed
+/// page by page is still one document on one line.
+pub fn json_part(part: &str, end: &str) {
+    write_text(&json_safe(part), end);
+}
+
+fn write_text(text: &str, end: &str) {
     let mut stdout = io::stdout().lock();
-    let written = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
+    let written = write!(stdout, "{text}{end}").and_then(|()| stdout.flush());
     match written {
         Ok(()) => {}
         Err(e) if e.kind() == ErrorKind::BrokenPipe => std::process::exit(0),

@@ -198,7 +198,29 @@ impl BrokerIface {
         self.broker.done(&caller, Call::UnregisterFrontend).await
     }
 
-    /// Pending forms as a JSON array.
+    /// Pending forms with ids above `after` (0: from the first) as a JSON
+    /// array, in id order, up to about 1 MiB; `more` says whether others
+    /// follow. `brief` leaves out messages and field names.
+    async fn list_forms_page(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        after: u64,
+        brief: bool,
+    ) -> Result<(String, bool), Error> {
+        let caller = self.broker.caller(header.sender()).await?;
+        caller.unsandboxed("list forms")?;
+        let call = Call::ListFormsPage {
+            after: (after > 0).then_some(after),
+            brief,
+        };
+        match self.broker.call(&caller, call).await? {
+            Reply::Page(page) => Ok((page.json, page.more)),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Pending forms as a JSON array; refused when the list is over
+    /// 16 MiB (`ListFormsPage` lists any number).
     async fn list_forms(&self, #[zbus(header)] header: Header<'_>) -> Result<String, Error> {
         let caller = self.broker.caller(header.sender()).await?;
         caller.unsandboxed("list forms")?;

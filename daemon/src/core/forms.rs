@@ -65,9 +65,7 @@ impl Core {
         verdict: Option<PolicyVerdict>,
     ) -> Result<Option<Reply>, Error> {
         self.owned_session(caller, session)?;
-        if self.state.session(session).is_some_and(|s| s.ending) {
-            return Err(Error::NotFound(format!("session {session} is ending")));
-        }
+        self.not_ending(session)?;
         if let Some(sid) = &options.submission_id
             && let Some(existing) = self.submitted(session, sid)
         {
@@ -78,11 +76,8 @@ impl Core {
             }
             return Ok(Some(Reply::Path(form_path(session, &existing.to_string()))));
         }
-        let limits = FormLimits {
-            total: self.config.broker.forms_total,
-            per_session: self.config.broker.forms_per_session,
-        };
-        self.state.check_admission(session, limits)?;
+        self.state
+            .check_admission(session, self.form_limits(), text.as_str().len())?;
         // Taken here, in call order: id order is queue order.
         let id = self.take_id();
         let timeout = options
@@ -117,6 +112,39 @@ impl Core {
         };
         self.write(vec![Write::PutForm(record)], Some(then));
         Ok(None)
+    }
+
+    /// `Admissible`: the checks of [`Core::elicit`] that need no parsed
+    /// request, in its order, so that a form they refuse is never parsed.
+    pub(super) fn admissible(
+        &self,
+        caller: &Caller,
+        session: &str,
+        bytes: usize,
+        submission_id: Option<&str>,
+    ) -> Result<Option<Reply>, Error> {
+        let origin = self.owned_session(caller, session)?;
+        self.not_ending(session)?;
+        let retry = submission_id.is_some_and(|sid| self.submitted(session, sid).is_some());
+        if !retry {
+            self.state.check_admission(session, self.form_limits(), bytes)?;
+        }
+        Ok(Some(Reply::Origin(origin)))
+    }
+
+    fn not_ending(&self, session: &str) -> Result<(), Error> {
+        if self.state.session(session).is_some_and(|s| s.ending) {
+            return Err(Error::NotFound(format!("session {session} is ending")));
+        }
+        Ok(())
+    }
+
+    fn form_limits(&self) -> FormLimits {
+        FormLimits {
+            total: self.config.broker.forms_total,
+            per_session: self.config.broker.forms_per_session,
+            total_bytes: self.config.broker.forms_total_bytes,
+        }
     }
 
     /// The form of `session` that was submitted with id `sid`, if any.
@@ -439,40 +467,5 @@ impl Core {
             self.send_response(record);
         }
         Ok(Some(Reply::Done))
-    }
-
-    /// `ListForms`: pending forms as JSON, never any answer content.
-    pub(super) fn list_forms(&self, now: u64, caller: &Caller) -> Result<Option<Reply>, Error> {
-        caller.unsandboxed("list forms")?;
-        // A form still being stored has not been accepted yet.
-        let forms: Vec<serde_json::Value> = self
-            .state
-            .forms()
-            .filter(|form| form.ready)
-            .map(|form| {
-                let record = &form.record;
-                let origin = self
-                    .state
-                    .session(&record.session)
-                    .map(|s| s.record.origin.clone());
-                let fields: Vec<&str> = form
-                    .request
-                    .form()
-                    .map(|f| f.fields.iter().map(|f| f.name.as_str()).collect())
-                    .unwrap_or_default();
-                serde_json::json!({
-                    "id": record.id,
-                    "session": record.session,
-                    "origin": origin,
-                    "state": record.state.name(),
-                    "mode": form.request.mode_name(),
-                    "message": form.request.message,
-                    "fields": fields,
-                    "presented-to": form.presenter.as_ref().map(|p| p.label.clone()),
-                    "age-ms": now.saturating_sub(record.created_ms),
-                })
-            })
-            .collect();
-        Ok(Some(Reply::Json(serde_json::Value::Array(forms).to_string())))
     }
 }

@@ -124,9 +124,19 @@ pub enum Call {
         /// The caller's answer to the challenge.
         proof: Vec<u8>,
     },
-    /// The origin of a session the caller owns, for the rules to decide
-    /// a submission before it reaches the core (they may take seconds).
-    SessionOrigin(String),
+    /// Before `Elicit` parses anything: whether the caller owns the session
+    /// and a form of `bytes` would be admitted (count, per-session and
+    /// byte limits), so that a refusal costs no parsing. Replies with the
+    /// session's origin, for the rules to decide the submission before it
+    /// reaches the core (they may take seconds). `Elicit` checks again.
+    Admissible {
+        /// The session.
+        session: String,
+        /// Bytes of the request's text.
+        bytes: usize,
+        /// The submission id: a retry of a stored form is not refused.
+        submission_id: Option<String>,
+    },
     /// `Elicit`: the request parsed, and what the rules decided.
     Elicit {
         /// The session.
@@ -172,6 +182,13 @@ pub enum Call {
     Watch,
     /// `ListForms`.
     ListForms,
+    /// `ListFormsPage`.
+    ListFormsPage {
+        /// List the forms after this id; `None` from the first.
+        after: Option<u64>,
+        /// Leave out messages and field names.
+        brief: bool,
+    },
     /// `Claim`.
     Claim(u64),
     /// `Answer` and `AnswerWith`.
@@ -282,6 +299,8 @@ pub enum Reply {
     Proof(Vec<u8>),
     /// JSON text.
     Json(String),
+    /// One page of `ListFormsPage`.
+    Page(super::listing::Page),
     /// A claimed form: its token, request and info.
     Claimed {
         /// The presentation's token.

@@ -18,6 +18,7 @@ mod deadlines;
 mod forms;
 mod frontends;
 pub mod io;
+pub mod listing;
 mod pending;
 mod presentation;
 mod proofs;
@@ -168,9 +169,11 @@ impl Core {
             Call::ResumeSession(token) => self.resume_session(now, id, caller, &token),
             Call::ProveSession { session, nonce } => self.prove_session(caller, &session, &nonce),
             Call::ResumeProven { session, proof } => self.resume_proven(now, id, caller, &session, &proof),
-            Call::SessionOrigin(session) => self
-                .owned_session(caller, &session)
-                .map(|o| Some(Reply::Origin(o))),
+            Call::Admissible {
+                session,
+                bytes,
+                submission_id,
+            } => self.admissible(caller, &session, bytes, submission_id.as_deref()),
             Call::Elicit {
                 session,
                 request,
@@ -193,6 +196,7 @@ impl Core {
             }
             Call::Watch => self.watch(caller),
             Call::ListForms => self.list_forms(now, caller),
+            Call::ListFormsPage { after, brief } => self.list_forms_page(now, caller, after, brief),
             Call::Claim(form) => self.claim(caller, form),
             Call::Answer {
                 form,

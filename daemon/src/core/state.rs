@@ -25,6 +25,8 @@ pub struct State {
     /// boxed: a B-tree node holds eleven values and is often half empty,
     /// and a form inline is some 400 bytes.
     forms: BTreeMap<u64, Box<Form>>,
+    /// Bytes of request text of the live forms (`broker.forms-total-bytes`).
+    form_bytes: usize,
     /// Registered front-ends by unique bus name.
     frontends: HashMap<String, Frontend>,
     /// Registered front-ends set aside: they left a `Show` unanswered
@@ -167,6 +169,17 @@ impl State {
     /// Every live form, in id (submission) order.
     pub fn forms(&self) -> impl Iterator<Item = &Form> {
         self.forms.values().map(|form| &**form)
+    }
+
+    /// Live forms with ids above `after` (all with `None`), in id order.
+    pub fn forms_after(&self, after: Option<u64>) -> impl Iterator<Item = &Form> {
+        let from = match after {
+            None => std::ops::Bound::Unbounded,
+            Some(id) => std::ops::Bound::Excluded(id),
+        };
+        self.forms
+            .range((from, std::ops::Bound::Unbounded))
+            .map(|(_, form)| &**form)
     }
 
     /// Open session `id`.

@@ -11,10 +11,11 @@ use zbus::names::UniqueName;
 
 use super::Message;
 use super::callers::Callers;
+use super::parses::Parses;
 use crate::config::Config;
 use crate::core::{Call, Caller, ElicitOptions, Input, Reply};
 use crate::rules::{NeedsLonger, PolicyVerdict, Rules};
-use crate::store::{HistoryRecord, RequestText, Store};
+use crate::store::{HistoryRecord, Store};
 
 /// A handle on the driver, for the D-Bus objects.
 #[derive(Clone)]
@@ -24,6 +25,8 @@ pub struct Handle {
     rules: Option<Arc<Rules>>,
     store: Store,
     config: Arc<Config>,
+    /// Where `Elicit` requests are parsed, off the tokio workers.
+    parses: Arc<Parses>,
     /// Calls that may open or resume a session and have not reached the
     /// core yet (their caller is being identified): the daemon is not
     /// idle while there is one.
@@ -60,6 +63,7 @@ impl Handle {
             rules,
             store,
             config,
+            parses: Arc::default(),
             busy: Arc::default(),
         }
     }
@@ -88,6 +92,7 @@ impl Handle {
     /// `name` left the bus.
     pub fn name_lost(&self, name: &str) {
         self.callers.forget(name);
+        self.parses.forget(name);
         self.input(Input::NameLost(name.to_owned()));
     }
 
@@ -114,14 +119,25 @@ impl Handle {
         request_json: &str,
         options: ElicitOptions,
     ) -> Result<String, Error> {
-        // Ownership first: another client's session learns nothing of
-        // what is wrong with its request.
-        let origin = match self.call(caller, Call::SessionOrigin(session.to_owned())).await? {
+        // Cheap refusals first, ownership first of all: another client's
+        // session learns nothing of what is wrong with its request. Then
+        // the quotas and the byte budget, then the request's size: nothing
+        // is parsed for a form that would be refused anyway.
+        let admissible = Call::Admissible {
+            session: session.to_owned(),
+            bytes: request_json.len(),
+            submission_id: options.submission_id.clone(),
+        };
+        let origin = match self.call(caller, admissible).await? {
             Reply::Origin(origin) => origin,
             other => return Err(unexpected(&other)),
         };
-        let request = Elicitation::parse_str(request_json, &self.config.limits)?;
-        let text = RequestText::new(request_json).map_err(|e| Error::BadArgument(e.to_string()))?;
+        let limits = &self.config.limits;
+        if request_json.len() > limits.max_request_bytes {
+            // The same refusal the parse would give, without a copy.
+            Elicitation::parse_str(request_json, limits)?;
+        }
+        let (request, text) = self.parses.parse(&caller.name, request_json, limits).await?;
         let (request, verdict) = self.run_policy(request, origin, session).await;
         // A rule's accept gets the schema's defaults like any other answer.
         let verdict = verdict.map(|mut verdict| {

@@ -13,6 +13,7 @@ mod call_order;
 mod callers;
 mod effects;
 mod handle;
+mod parses;
 mod signals;
 
 use std::collections::{HashMap, HashSet};

@@ -17,8 +17,12 @@ pub enum Body {
 }
 
 /// Reads the request JSON of a `Show` call: its message and its [`Body`].
+/// The broker checked it, patterns included, so they are not compiled
+/// again here: a shown form costs what its text says, and a pattern is
+/// compiled (within the process's shared budget) only to check what the
+/// user typed.
 pub fn read_request(request_json: &str) -> (String, Body) {
-    match Elicitation::parse_str(request_json, &Limits::UNLIMITED) {
+    match Elicitation::parse_checked_str(request_json, &Limits::UNLIMITED) {
         Ok(request) => {
             let body = match (FormModel::from_request(&request), UrlView::from_request(&request)) {
                 (Some(model), _) => Body::Form(Box::new(model)),

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use elicit_proto::dbus::{Broker1Proxy, FormChangedStream};
+use elicit_proto::dbus::{Broker1Proxy, FormChangedStream, list_all_forms};
 use futures_util::{FutureExt, StreamExt};
 
 use crate::Observer;
@@ -12,18 +12,24 @@ use crate::Observer;
 pub fn backlog(list_forms_json: &str) -> HashMap<String, usize> {
     let forms: Vec<serde_json::Value> = serde_json::from_str(list_forms_json).unwrap_or_default();
     let mut counts = HashMap::new();
-    for form in &forms {
+    count_queued(&forms, &mut counts);
+    counts
+}
+
+/// Adds the queued forms among `forms` to `counts`, per session.
+fn count_queued(forms: &[serde_json::Value], counts: &mut HashMap<String, usize>) {
+    for form in forms {
         if form["state"] == "queued"
             && let Some(session) = form["session"].as_str()
         {
             *counts.entry(session.to_owned()).or_insert(0) += 1;
         }
     }
-    counts
 }
 
 /// Keeps the backlog current: every `FormChanged` may change it, and a
-/// burst of them is answered with one `ListForms`.
+/// burst of them is answered with one listing, in brief pages
+/// (`ListFormsPage`): whatever is queued, no reply nears the bus's limit.
 pub(crate) async fn watch(
     broker: Broker1Proxy<'static>,
     mut changes: FormChangedStream,
@@ -31,10 +37,15 @@ pub(crate) async fn watch(
 ) {
     while changes.next().await.is_some() {
         while let Some(Some(_)) = changes.next().now_or_never() {}
-        let Ok(json) = broker.list_forms().await else {
-            continue;
+        let mut counts = HashMap::new();
+        let count = |page: &str| {
+            let forms: Vec<serde_json::Value> = serde_json::from_str(page).unwrap_or_default();
+            count_queued(&forms, &mut counts);
         };
-        observer.backlog(backlog(&json));
+        if list_all_forms(&broker, true, count).await.is_err() {
+            continue;
+        }
+        observer.backlog(counts);
     }
 }
 

@@ -111,9 +111,10 @@ impl App {
         {
             self.server.close(id).await;
         }
-        // The broker checked the request with its own limits: never
-        // refuse here what it accepted.
-        let Ok(elicitation) = Elicitation::parse_str(&request.request_json, &Limits::UNLIMITED) else {
+        // The broker checked the request with its own limits, patterns
+        // included: never refuse here what it accepted, nor compile again.
+        let Ok(elicitation) = Elicitation::parse_checked_str(&request.request_json, &Limits::UNLIMITED)
+        else {
             // A version mismatch: another front-end may read it.
             self.pass_on(&request.form, &request.token).await;
             return;

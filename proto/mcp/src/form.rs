@@ -164,22 +164,32 @@ impl TextFormat {
     }
 }
 
-/// A compiled ECMA-262 pattern, kept with its source.
+/// An ECMA-262 pattern: its source only.
 ///
 /// It is matched by a linear-time translation (see `pattern.rs`), never by
-/// backtracking, so no pattern a server sends can stall a check.
+/// backtracking, so no pattern a server sends can stall a check. The
+/// compiled program is not kept here: it can be a thousand times the
+/// source (`.{750}` compiles to 1 MB), so a form would cost what its
+/// patterns compile to rather than what it says. Matching compiles on
+/// demand through a small cache shared by every form (`pattern_cache.rs`).
 #[derive(Debug, Clone)]
 pub struct Pattern {
     source: String,
-    regex: regex::Regex,
 }
 
 impl Pattern {
+    /// Checks that `source` compiles; the compiled program may stay in the
+    /// shared cache, not here.
     pub(crate) fn compile(source: &str) -> Result<Self, crate::pattern::PatternError> {
+        crate::pattern_cache::compiled(source)?;
         Ok(Pattern {
             source: source.to_owned(),
-            regex: crate::pattern::compile(source)?,
         })
+    }
+
+    /// A pattern that compiled when its request was first checked.
+    pub(crate) fn checked(source: String) -> Self {
+        Pattern { source }
     }
 
     /// The pattern as the server wrote it.
@@ -188,9 +198,11 @@ impl Pattern {
     }
 
     /// JSON Schema semantics: the pattern is not anchored, a match anywhere
-    /// in the text counts.
+    /// in the text counts. A pattern that no longer compiles (read back
+    /// from the store after its limits shrank) matches nothing, so no
+    /// answer passes a check it cannot make.
     pub fn is_match(&self, text: &str) -> bool {
-        self.regex.is_match(text)
+        crate::pattern_cache::is_match(&self.source, text)
     }
 }
 

@@ -26,6 +26,7 @@ mod limits;
 mod origin;
 mod origin_limits;
 mod pattern;
+mod pattern_cache;
 mod request;
 mod schema;
 pub mod text;

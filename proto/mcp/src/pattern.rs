@@ -15,9 +15,22 @@ use std::fmt::Write as _;
 use std::iter::Peekable;
 use std::str::Chars;
 
-/// The largest compiled program accepted; it bounds both the compile and,
-/// with the text length, the worst-case match.
-const SIZE_LIMIT: usize = 1 << 20;
+use regex_automata::Input;
+use regex_automata::meta;
+use regex_automata::nfa::thompson::WhichCaptures;
+
+/// The largest compiled program accepted; it bounds the compile's time
+/// (about 1.2 ms at this size, release build), its memory while it runs
+/// (about 2.5 times this) and, with the text length, the worst-case match.
+/// Chosen from measured sizes (docs/benchmarks.md): an ASCII class
+/// repeated a thousand times is 113 KB and `^.{1,100}$` 143 KB (ECMA-262's
+/// `.` is a Unicode class, some 1.4 KB a repetition), while `.{750}` is
+/// 1 MB; the former limit of 1 MiB let a 3 KB form of 64 such patterns
+/// cost 0.3 s to check.
+pub(crate) const SIZE_LIMIT: usize = 256 * 1024;
+
+/// The lazy DFA's cache while one text is matched (it is dropped after).
+const MATCH_CACHE: usize = 256 * 1024;
 
 /// ECMA-262 `WhiteSpace` and `LineTerminator`: what `\s` means there.
 const SPACE: &str =
@@ -37,27 +50,58 @@ pub(crate) enum PatternError {
 }
 
 /// Compiles `source`: checked as ECMA-262, matched as its translation.
-pub(crate) fn compile(source: &str) -> Result<regex::Regex, PatternError> {
+pub(crate) fn compile(source: &str) -> Result<Regex, PatternError> {
     regress::Regex::new(source).map_err(|e| PatternError::Syntax(e.to_string()))?;
     let translated = translate(source).map_err(|what| {
         PatternError::Unsupported(format!(
             "{what} cannot be matched in linear time, so patterns may not use them"
         ))
     })?;
-    regex::RegexBuilder::new(&translated)
-        .size_limit(SIZE_LIMIT)
-        .dfa_size_limit(SIZE_LIMIT)
-        .build()
-        .map_err(|e| match e {
-            regex::Error::CompiledTooBig(_) => PatternError::Unsupported(
-                "is too large to match quickly (fewer or smaller repetitions)".into(),
-            ),
-            // A construct the translation passed on that `regex` reads
-            // differently; refusing is safer than a guess.
-            other => {
-                PatternError::Unsupported(format!("has a construct this checker does not support ({other})"))
+    let config = meta::Config::new()
+        .nfa_size_limit(Some(SIZE_LIMIT))
+        .onepass_size_limit(Some(SIZE_LIMIT))
+        .dfa_size_limit(Some(SIZE_LIMIT))
+        .hybrid_cache_capacity(MATCH_CACHE)
+        // Only whether a text matches is ever asked.
+        .which_captures(WhichCaptures::None);
+    meta::Builder::new()
+        .configure(config)
+        .build(&translated)
+        .map(|regex| Regex { regex })
+        .map_err(|e| {
+            if e.size_limit().is_some() {
+                PatternError::Unsupported(
+                    "is too large to match quickly (fewer or smaller repetitions)".into(),
+                )
+            } else {
+                // A construct the translation passed on that `regex`
+                // reads differently; refusing is safer than a guess.
+                PatternError::Unsupported(format!("has a construct this checker does not support ({e})"))
             }
         })
+}
+
+/// A compiled translation.
+#[derive(Debug)]
+pub(crate) struct Regex {
+    regex: meta::Regex,
+}
+
+impl Regex {
+    /// Whether `text` contains a match. The search's cache is made for
+    /// this text and dropped after, so that a compiled pattern kept in
+    /// [`crate::pattern_cache`] holds what [`Regex::bytes`] says and no
+    /// more (the regex's own pool would keep a cache of up to
+    /// [`MATCH_CACHE`] for every thread that ever matched).
+    pub(crate) fn is_match(&self, text: &str) -> bool {
+        let mut cache = self.regex.create_cache();
+        self.regex.is_match_with(&mut cache, &Input::new(text))
+    }
+
+    /// The heap bytes the compiled program holds.
+    pub(crate) fn bytes(&self) -> usize {
+        self.regex.memory_usage()
+    }
 }
 
 /// Translates an ECMA-262 pattern (no flags) that `regress` accepted into
@@ -359,6 +403,28 @@ mod tests {
             );
         }
         assert!(matches!(compile("(("), Err(PatternError::Syntax(_))));
+    }
+
+    /// The figures behind [`SIZE_LIMIT`] (docs/benchmarks.md):
+    /// `cargo test -p elicit-mcp --release --lib compiled_sizes -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "prints measurements"]
+    fn compiled_sizes() {
+        for source in [
+            r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$",
+            "^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$",
+            "^[0-9A-Za-z_]{1,1000}$",
+            "^.{1,100}$",
+            "^.{1,150}$",
+            "^.{0,255}$",
+            ".{750}",
+        ] {
+            let start = Instant::now();
+            match compile(source) {
+                Ok(regex) => println!("{source}: {} bytes, {:?}", regex.bytes(), start.elapsed()),
+                Err(error) => println!("{source}: refused after {:?} ({error:?})", start.elapsed()),
+            }
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::error::{Location, SchemaError, SchemaErrors};
 use crate::form::Form;
 use crate::limits::Limits;
-use crate::schema::{kind_of, parse_schema};
+use crate::schema::{Patterns, kind_of, parse_schema};
 
 /// A checked elicitation, ready to be queued and shown.
 #[derive(Debug, Clone)]
@@ -56,8 +56,31 @@ impl Elicitation {
         Self::from_value(value, limits)
     }
 
+    /// Reads params given as JSON text that passed [`Elicitation::parse_str`]
+    /// before (see [`Elicitation::from_checked`]): what a front-end does
+    /// with the request the broker shows it.
+    pub fn parse_checked_str(text: &str, limits: &Limits) -> Result<Self, SchemaErrors> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| one(Location::Params, "not-json", format!("is not valid JSON: {e}")))?;
+        Self::from_checked(value, limits)
+    }
+
     /// Checks params already parsed as JSON.
     pub fn from_value(raw: Value, limits: &Limits) -> Result<Self, SchemaErrors> {
+        Self::read(raw, limits, Patterns::Compile)
+    }
+
+    /// Reads params that passed [`Elicitation::from_value`] before: stored
+    /// by the broker, or sent by it to a front-end. Sizes and the subset
+    /// are checked again, which costs time in proportion to the text; but
+    /// patterns are not compiled and defaults not matched against them,
+    /// whose cost the server chose (a pattern may take milliseconds to
+    /// compile): a restart with many forms stored answers at once.
+    pub fn from_checked(raw: Value, limits: &Limits) -> Result<Self, SchemaErrors> {
+        Self::read(raw, limits, Patterns::Trust)
+    }
+
+    fn read(raw: Value, limits: &Limits, patterns: Patterns) -> Result<Self, SchemaErrors> {
         let Some(params) = raw.as_object() else {
             return Err(one(
                 Location::Params,
@@ -94,9 +117,9 @@ impl Elicitation {
             }
         };
         let mode = match params.get("mode") {
-            None => parse_form(params.get("requestedSchema"), limits, &mut errors),
+            None => parse_form(params.get("requestedSchema"), limits, patterns, &mut errors),
             Some(Value::String(m)) if m == "form" => {
-                parse_form(params.get("requestedSchema"), limits, &mut errors)
+                parse_form(params.get("requestedSchema"), limits, patterns, &mut errors)
             }
             Some(Value::String(m)) if m == "url" => parse_url(params, limits, &mut errors),
             Some(other) => {
@@ -144,7 +167,12 @@ fn one(location: Location, rule: &'static str, detail: String) -> SchemaErrors {
     SchemaErrors(vec![SchemaError::new(location, rule, detail)])
 }
 
-fn parse_form(schema: Option<&Value>, limits: &Limits, errors: &mut Vec<SchemaError>) -> Option<Mode> {
+fn parse_form(
+    schema: Option<&Value>,
+    limits: &Limits,
+    patterns: Patterns,
+    errors: &mut Vec<SchemaError>,
+) -> Option<Mode> {
     let Some(schema) = schema else {
         errors.push(SchemaError::new(
             Location::Schema,
@@ -153,7 +181,7 @@ fn parse_form(schema: Option<&Value>, limits: &Limits, errors: &mut Vec<SchemaEr
         ));
         return None;
     };
-    parse_schema(schema, limits, errors).map(Mode::Form)
+    parse_schema(schema, limits, patterns, errors).map(Mode::Form)
 }
 
 fn parse_url(

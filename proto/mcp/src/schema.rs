@@ -36,8 +36,23 @@ const STRUCTURAL_KEYWORDS: &[&str] = &[
     "const",
 ];
 
+/// What a check does with a `pattern`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Patterns {
+    /// Compiles it (refusing what does not compile) and matches `default`.
+    Compile,
+    /// Takes it as checked before: a request read back from the store or
+    /// from the broker, whose patterns compiled when it first came in.
+    Trust,
+}
+
 /// Checks `schema` (the value of `requestedSchema`) and builds its form.
-pub(crate) fn parse_schema(schema: &Value, limits: &Limits, errors: &mut Vec<SchemaError>) -> Option<Form> {
+pub(crate) fn parse_schema(
+    schema: &Value,
+    limits: &Limits,
+    patterns: Patterns,
+    errors: &mut Vec<SchemaError>,
+) -> Option<Form> {
     let at_schema = |rule, detail: String| SchemaError::new(Location::Schema, rule, detail);
     let Some(schema) = schema.as_object() else {
         errors.push(at_schema(
@@ -90,7 +105,7 @@ pub(crate) fn parse_schema(schema: &Value, limits: &Limits, errors: &mut Vec<Sch
         .iter()
         .filter_map(|(name, property)| {
             let is_required = required.iter().any(|r| r == name);
-            parse_field(name, property, is_required, limits, errors)
+            parse_field(name, property, is_required, (limits, patterns), errors)
         })
         .collect();
     (errors.len() == before).then_some(Form { fields })
@@ -212,7 +227,7 @@ fn parse_field(
     name: &str,
     property: &Value,
     required: bool,
-    limits: &Limits,
+    (limits, patterns): (&Limits, Patterns),
     errors: &mut Vec<SchemaError>,
 ) -> Option<Field> {
     let Some(object) = property.as_object() else {
@@ -234,7 +249,7 @@ fn parse_field(
     }
     let title = check.string("title");
     let help = check.string("description");
-    let kind = parse_kind(&mut check, limits);
+    let kind = parse_kind(&mut check, limits, patterns);
     for keyword in STRUCTURAL_KEYWORDS {
         if object.contains_key(*keyword) && !(*keyword == "properties" && check.failed) {
             check.fail(
@@ -254,7 +269,12 @@ fn parse_field(
         kind,
     };
     if let Some(default) = default {
-        match check_value(&field, &default) {
+        let checked = match patterns {
+            Patterns::Compile => check_value(&field, &default),
+            // It matched when the request first came in.
+            Patterns::Trust => Ok(()),
+        };
+        match checked {
             Ok(()) => field.default = Some(default),
             Err(why) => check.fail("default-does-not-fit", format!("`default` {default} {why}")),
         }
@@ -262,7 +282,7 @@ fn parse_field(
     (!check.failed).then_some(field)
 }
 
-fn parse_kind(check: &mut PropertyCheck<'_>, limits: &Limits) -> Option<FieldKind> {
+fn parse_kind(check: &mut PropertyCheck<'_>, limits: &Limits, patterns: Patterns) -> Option<FieldKind> {
     let type_name = match check.object.get("type") {
         Some(Value::String(t)) => t.clone(),
         Some(Value::Array(_)) => {
@@ -291,7 +311,7 @@ fn parse_kind(check: &mut PropertyCheck<'_>, limits: &Limits) -> Option<FieldKin
         }
     }
     match type_name.as_str() {
-        "string" => parse_string_kind(check, limits),
+        "string" => parse_string_kind(check, limits, patterns),
         "number" | "integer" => {
             let integer = type_name == "integer";
             let minimum = check.bound("minimum", integer);
@@ -326,7 +346,11 @@ fn parse_kind(check: &mut PropertyCheck<'_>, limits: &Limits) -> Option<FieldKin
     }
 }
 
-fn parse_string_kind(check: &mut PropertyCheck<'_>, limits: &Limits) -> Option<FieldKind> {
+fn parse_string_kind(
+    check: &mut PropertyCheck<'_>,
+    limits: &Limits,
+    patterns: Patterns,
+) -> Option<FieldKind> {
     let has_enum = check.object.contains_key("enum");
     let has_one_of = check.object.contains_key("oneOf");
     if has_enum && has_one_of {
@@ -372,6 +396,7 @@ fn parse_string_kind(check: &mut PropertyCheck<'_>, limits: &Limits) -> Option<F
             );
             None
         }
+        Some(source) if patterns == Patterns::Trust => Some(Pattern::checked(source)),
         Some(source) => match Pattern::compile(&source) {
             Ok(pattern) => Some(pattern),
             Err(PatternError::Syntax(e)) => {

@@ -17,6 +17,11 @@ use unicode_general_category::{GeneralCategory, get_general_category};
 /// format characters (bidi overrides and isolates, zero-width characters,
 /// the BOM, tags), and the line and paragraph separators.
 pub fn is_unsafe_char(c: char) -> bool {
+    // Printable ASCII is most of any text: no table lookup for it (a
+    // 100 MB listing is printed through here).
+    if c.is_ascii() {
+        return c.is_ascii_control();
+    }
     matches!(
         get_general_category(c),
         GeneralCategory::Control

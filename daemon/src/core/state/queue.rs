@@ -70,11 +70,19 @@ pub(crate) struct FormLimits {
     pub(crate) total: usize,
     /// Live forms in one session.
     pub(crate) per_session: usize,
+    /// Bytes of request text of all live forms.
+    pub(crate) total_bytes: usize,
 }
 
 impl State {
-    /// Checks the limits for one more form in `session`.
-    pub(crate) fn check_admission(&self, session: &str, limits: FormLimits) -> Result<(), Error> {
+    /// Checks the limits for one more form in `session`, of `bytes` of
+    /// request text.
+    pub(crate) fn check_admission(
+        &self,
+        session: &str,
+        limits: FormLimits,
+        bytes: usize,
+    ) -> Result<(), Error> {
         if self.forms.len() >= limits.total {
             return Err(Error::LimitExceeded(format!(
                 "the broker already holds {} forms (broker.forms-total)",
@@ -91,6 +99,12 @@ impl State {
                 limits.per_session
             )));
         }
+        if self.form_bytes.saturating_add(bytes) > limits.total_bytes {
+            return Err(Error::OverBudget(format!(
+                "the pending forms hold {} bytes and this one is {bytes}, more than the {} of broker.forms-total-bytes",
+                self.form_bytes, limits.total_bytes
+            )));
+        }
         Ok(())
     }
 
@@ -104,6 +118,7 @@ impl State {
                 owning.queue.push_back(id);
             }
         }
+        self.form_bytes += form.record.request.as_str().len();
         self.forms.insert(id, Box::new(form));
     }
 
@@ -122,6 +137,7 @@ impl State {
     /// Removes form `id` from its session and from the state.
     pub(crate) fn remove_form(&mut self, id: u64) -> Option<Form> {
         let form = *self.forms.remove(&id)?;
+        self.form_bytes = self.form_bytes.saturating_sub(form.record.request.as_str().len());
         if let Some(session) = self.sessions.get_mut(&form.record.session) {
             session.queue.retain(|f| *f != id);
             session.forms.remove(&id);

@@ -274,21 +274,22 @@ fn admission_keeps_the_limits() {
     let limits = FormLimits {
         total: 3,
         per_session: 2,
+        total_bytes: usize::MAX,
     };
     submit(&mut state, 1, "a");
     submit(&mut state, 2, "a");
     assert!(matches!(
-        state.check_admission("a", limits),
+        state.check_admission("a", limits, 1),
         Err(Error::LimitExceeded(_))
     ));
-    assert!(state.check_admission("b", limits).is_ok());
+    assert!(state.check_admission("b", limits, 1).is_ok());
     assert!(matches!(
-        state.check_admission("nobody", limits),
+        state.check_admission("nobody", limits, 1),
         Err(Error::NotFound(_))
     ));
     submit(&mut state, 3, "b");
     assert!(matches!(
-        state.check_admission("b", limits),
+        state.check_admission("b", limits, 1),
         Err(Error::LimitExceeded(_))
     ));
     // An answered form keeps its place until delivered, but waits in no
@@ -298,4 +299,29 @@ fn admission_keeps_the_limits() {
     state.admit(form);
     assert!(state.sessions["b"].queue.is_empty());
     assert!(state.sessions["b"].forms.contains(&3));
+}
+
+#[test]
+fn admission_keeps_the_byte_budget_across_sessions() {
+    let mut state = State::default();
+    session(&mut state, "a");
+    session(&mut state, "b");
+    let each = record(0, "a").request.as_str().len();
+    let limits = FormLimits {
+        total: 100,
+        per_session: 100,
+        total_bytes: 2 * each + 10,
+    };
+    submit(&mut state, 1, "a");
+    submit(&mut state, 2, "b");
+    // Another session's form counts too: the budget is the broker's.
+    assert!(state.check_admission("b", limits, 10).is_ok());
+    let refused = state
+        .check_admission("a", limits, 11)
+        .expect_err("over the budget");
+    assert!(matches!(&refused, Error::OverBudget(_)), "{refused}");
+    assert!(refused.to_string().contains("forms-total-bytes"), "{refused}");
+    // A form that ends gives its bytes back.
+    state.remove_form(1).expect("form");
+    assert!(state.check_admission("a", limits, each + 10).is_ok());
 }

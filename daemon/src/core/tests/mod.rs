@@ -7,6 +7,7 @@ use super::{Call, Core, Effect, Input, Reply, Restored, Write};
 use crate::config::Config;
 use crate::store::FormState;
 
+mod admission;
 mod restart;
 mod stall;
 
