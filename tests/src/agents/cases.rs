@@ -282,7 +282,8 @@ pub async fn killed_mid_form(agent: Agent, death: Death) {
     let _ = tokio::time::timeout(AGENT_DEADLINE, run.child.wait()).await;
     let limit = match death {
         Death::ShutDown if agent.stops_servers() => LEFTOVER_DEADLINE,
-        Death::Killed | Death::ShutDown | Death::Interrupted => LEFTOVER_AFTER_KILL,
+        Death::Interrupted => agent.ctrl_c_lingers().unwrap_or(LEFTOVER_AFTER_KILL),
+        Death::Killed | Death::ShutDown => LEFTOVER_AFTER_KILL,
     };
     let left = leftovers_within(&bench, limit).await;
     eprintln!(
@@ -290,7 +291,7 @@ pub async fn killed_mid_form(agent: Agent, death: Death) {
         agent.name(),
         left.took
     );
-    let case = format!("{death:?} mid-form");
+    let case = format!("{death:?} mid-form (gone in {} ms)", left.took.as_millis());
     // Killed, the host just goes (`client-gone`); shutting down its own
     // way, a host may first cancel the call it is in (Codex sends
     // `notifications/cancelled` on SIGINT), which withdraws the form as

@@ -138,6 +138,17 @@ impl Agent {
         }
     }
 
+    /// How long the host's processes may take to go after Ctrl-C to its
+    /// group, where that is longer than a killed host's: Qwen Code's
+    /// relaunched child survives its launcher, starts its MCP servers
+    /// again, and exits only tens of seconds later (seen: about 30 s).
+    pub fn ctrl_c_lingers(self) -> Option<std::time::Duration> {
+        match self {
+            Agent::Qwen => Some(std::time::Duration::from_secs(60)),
+            _ => None,
+        }
+    }
+
     /// What marks the host's hub in a command line: a process that runs
     /// the host's MCP servers for every session and outlives the CLI
     /// (Cline's `cline --cline-hub-daemon`, started detached in its own
