@@ -269,6 +269,8 @@ def chat(body):
     tool = matching(names)
     if tool:
         return "call", None, names, {"tool_calls": [chat_call("call_fake_1", tool, {})]}
+    if TOOL == "none":
+        return "text", None, names, {"content": "done"}
     if "tool_search" in names and searches < SEARCHES:
         # Qwen Code starts its MCP servers beside the first turn, as Codex
         # does: search again, paced, until the server has listed its tools.

@@ -109,7 +109,10 @@ async fn leftovers_within(bench: &Bench, limit: Duration) -> Left {
     if hubs.is_empty() {
         return Left { left, hubs: 0, took };
     }
-    eprintln!("{}: its hub outlived it: {hubs:?}; stopping it", bench.agent.name());
+    eprintln!(
+        "{}: its hub outlived it: {hubs:?}; stopping it",
+        bench.agent.name()
+    );
     for pid in &hubs {
         signal("-TERM", *pid);
     }
@@ -413,7 +416,7 @@ pub async fn host_cancels(agent: Agent) {
     let Some(mut bench) = Bench::new(agent).await else {
         return;
     };
-    let secs = 3;
+    let secs = agent.cancel_after_secs();
     let ask = Ask {
         tool: Some(TOOL),
         timeout_secs: Some(secs),
@@ -428,8 +431,7 @@ pub async fn host_cancels(agent: Agent) {
         .unwrap_or_else(|| panic!("{}: the form was never withdrawn", agent.name()));
     let after = asked.elapsed();
     let reason = agent.gives_up_as();
-    let withdrawn =
-        matches!(&event, Event::Withdraw(form, why) if *form == shown.form && why == reason);
+    let withdrawn = matches!(&event, Event::Withdraw(form, why) if *form == shown.form && why == reason);
     // The host's timer starts at its call, a little before the form is
     // shown: the form goes within a second of the host giving up.
     let limit = Duration::from_secs(agent.fixed_call_limit().unwrap_or(secs)) + WITHDRAW_DEADLINE;

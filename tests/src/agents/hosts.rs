@@ -149,6 +149,16 @@ impl Agent {
         }
     }
 
+    /// The per-call timeout the host-cancel case sets, in seconds. Cline's
+    /// `timeout` also bounds its connection attempt, which `npx` starting
+    /// the server on a loaded machine can take seconds of.
+    pub fn cancel_after_secs(self) -> u64 {
+        match self {
+            Agent::Cline => 15,
+            _ => 3,
+        }
+    }
+
     /// What marks the host's hub in a command line: a process that runs
     /// the host's MCP servers for every session and outlives the CLI
     /// (Cline's `cline --cline-hub-daemon`, started detached in its own
