@@ -218,6 +218,24 @@ impl Bench {
     }
 }
 
+impl Drop for Bench {
+    /// A hub that outlives its CLI (Cline's) is stopped even when the test
+    /// failed before its count of leftovers, which stops it otherwise: it
+    /// would run on, detached, after the test binary.
+    fn drop(&mut self) {
+        let Some(marker) = self.agent.hub() else {
+            return;
+        };
+        for (pid, cmdline) in self.survivors() {
+            if cmdline.contains(marker) {
+                let _ = std::process::Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
+        }
+    }
+}
+
 /// One run of a host.
 pub struct Run {
     agent: Agent,
