@@ -60,6 +60,16 @@ fn table(agent: Agent, transport: &str, case: &str, result: &str, withdrawn: Opt
     );
 }
 
+/// How long the server's tree took to go after a run's end, where that
+/// was more than a second (the host left it to the proxy's exit grace).
+fn slow(left: &Left) -> String {
+    if left.took > Duration::from_secs(1) {
+        format!(" (server gone in {} ms)", left.took.as_millis())
+    } else {
+        String::new()
+    }
+}
+
 /// What a run left behind.
 struct Left {
     /// Processes still working in the bench's folder after the limit,
@@ -94,7 +104,12 @@ async fn show(bench: &mut Bench, run: &mut super::Run) -> Shown {
 /// counted. A hub the host leaves by design ([`Agent::hub`]) is not
 /// waited for: once the rest has gone it is stopped and counted apart.
 async fn leftovers(bench: &Bench) -> Left {
-    leftovers_within(bench, LEFTOVER_DEADLINE).await
+    let limit = if bench.agent.ends_servers_on_exit() {
+        LEFTOVER_DEADLINE
+    } else {
+        LEFTOVER_AFTER_KILL
+    };
+    leftovers_within(bench, limit).await
 }
 
 async fn leftovers_within(bench: &Bench, limit: Duration) -> Left {
@@ -245,7 +260,8 @@ async fn answered_on(bench: &mut Bench, server: &Server, action: &str, transport
         run.log()
     );
     let left = leftovers(bench).await;
-    table(agent, transport, action, "ok", None, &left);
+    let case = format!("{action}{}", slow(&left));
+    table(agent, transport, &case, "ok", None, &left);
     assert_eq!(left.left, 0, "{}: processes left after a {action}", agent.name());
 }
 
@@ -350,7 +366,7 @@ pub async fn no_form(agent: Agent) {
     table(
         agent,
         "stdio",
-        "no form",
+        &format!("no form{}", slow(&left)),
         if left.left == 0 { "ok" } else { "FAIL" },
         None,
         &left,

@@ -118,6 +118,13 @@ impl Agent {
         !matches!(self, Agent::OpenCode | Agent::Qwen | Agent::Continue)
     }
 
+    /// True when the host, at the end of a run, ends its stdio servers
+    /// before it exits. Qwen Code does not always: its servers then see
+    /// only their input close, and go at the proxy's exit grace (5 s).
+    pub fn ends_servers_on_exit(self) -> bool {
+        !matches!(self, Agent::Qwen)
+    }
+
     /// How the host gives up on a call, as the form's withdrawal reason:
     /// `cancelled` where it sends `notifications/cancelled`; Cline instead
     /// drops its connection to the server (`client-gone`).
