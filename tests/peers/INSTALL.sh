@@ -16,8 +16,12 @@
 #             @modelcontextprotocol/conformance 0.1.16 and the TypeScript SDK
 #             @modelcontextprotocol/sdk 1.32.2 (tests/peers/node/sdk_host.mjs)
 #           - the coding agents: @anthropic-ai/claude-code 2.1.332,
-#             @openai/codex 0.171.0, @google/gemini-cli 0.61.0 (their
-#             x86_64 Linux binaries come as optional dependencies; ~900 MB)
+#             @openai/codex 0.171.0, @google/gemini-cli 0.61.0,
+#             opencode-ai 1.18.33, @qwen-code/qwen-code 0.15.10,
+#             @github/copilot 1.0.102, cline 3.0.65 and
+#             @continuedev/cli 1.5.47 (their x86_64 Linux binaries come as
+#             optional dependencies, none downloaded by an install script;
+#             ~2.2 GB in all)
 #           Beware: `npx` in node/ puts node_modules/.bin first on PATH,
 #           where `node` is then Node 22.
 #   python/ the `mcp` package, fastmcp (its stdio-to-HTTP bridge for the

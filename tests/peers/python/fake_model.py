@@ -14,7 +14,12 @@ DIALECT is the API spoken:
   own `tool_search`, so the first turn is a `tool_search_call` for TOOL and
   the next a `function_call` of the tool it found (in its namespace);
 * `gemini`: `…:streamGenerateContent?alt=sse` and `…:generateContent`, for
-  the Gemini CLI with `GOOGLE_GEMINI_BASE_URL`.
+  the Gemini CLI with `GOOGLE_GEMINI_BASE_URL`;
+* `chat`: OpenAI's Chat Completions (`POST …/chat/completions`, SSE when
+  `stream`), for the CLIs that take any OpenAI-compatible endpoint
+  (opencode, Qwen Code, Copilot CLI's own model, Cline, Continue). Qwen
+  Code lists MCP tools only through its own `tool_search`, so where the
+  tool is not declared but `tool_search` is, the first turn searches for it.
 
 TOOL (default `trigger-elicitation-request`) is matched against the end of
 each declared tool's name, as each CLI prefixes it with the server's name.
@@ -28,6 +33,7 @@ is logged too (`"turn": "unknown"`).
 
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -230,6 +236,86 @@ def gemini_chunk(parts):
             "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}}
 
 
+
+# ------------------------------------------------------ Chat Completions
+
+
+def chat_tool_names(tools):
+    return [(t.get("function") or {}).get("name") or t.get("name", "") for t in tools or []]
+
+
+def chat(body):
+    """The next turn: `(turn, tool_result, names, message)`, where message
+    is the assistant's `{content, tool_calls}`."""
+    names = chat_tool_names(body.get("tools"))
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    # The result of our call: the tool messages after the last assistant
+    # message that called TOOL (not those of a tool search).
+    result = None
+    called = False
+    searches = 0
+    for message in messages:
+        if message.get("role") == "assistant":
+            for call in message.get("tool_calls") or []:
+                name = (call.get("function") or {}).get("name", "")
+                if is_tool(name):
+                    called = True
+                elif name == "tool_search":
+                    searches += 1
+        elif message.get("role") == "tool" and called:
+            result = text_of(message.get("content"))
+    if result is not None or called:
+        return "text", result, names, {"content": "done"}
+    tool = matching(names)
+    if tool:
+        return "call", None, names, {"tool_calls": [chat_call("call_fake_1", tool, {})]}
+    if TOOL == "none":
+        return "text", None, names, {"content": "done"}
+    if "tool_search" in names and searches < SEARCHES:
+        # Qwen Code starts its MCP servers beside the first turn, as Codex
+        # does: search again, paced, until the server has listed its tools.
+        if searches:
+            time.sleep(SEARCH_PACE)
+        call = chat_call(f"call_search_{searches + 1}", "tool_search", {"query": "select:" + deferred(body)})
+        return "search", None, names, {"tool_calls": [call]}
+    return "text", None, names, {"content": "done"}
+
+
+def deferred(body):
+    """TOOL's full name (`mcp__everything__…`) as the system prompt's list
+    of deferred tools gives it, or TOOL where the list does not have it
+    yet."""
+    names = re.findall(r'"([A-Za-z0-9_.-]+)"', text_of(body.get("messages")))
+    return matching(names) or TOOL
+
+
+def chat_call(call_id, name, arguments):
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+def chat_reply(message, model):
+    finish = "tool_calls" if message.get("tool_calls") else "stop"
+    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": model,
+            "choices": [{"index": 0, "message": dict({"role": "assistant", "content": None}, **message),
+                         "finish_reason": finish}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+
+def chat_sse(message, model):
+    base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
+
+    def chunk(delta, finish=None, **extra):
+        return None, dict(base, choices=[{"index": 0, "delta": delta, "finish_reason": finish}], **extra)
+
+    yield chunk({"role": "assistant", "content": ""})
+    if message.get("content"):
+        yield chunk({"content": message["content"]})
+    for index, call in enumerate(message.get("tool_calls") or []):
+        yield chunk({"tool_calls": [dict(call, index=index)]})
+    yield chunk({}, "tool_calls" if message.get("tool_calls") else "stop")
+    yield None, dict(base, choices=[], usage={"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2})
+
+
 # ------------------------------------------------------------ the server
 
 
@@ -262,14 +348,17 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         for name, data in events:
-            line = (f"event: {name}\n" if named and name else "") + f"data: {json.dumps(data)}\n\n"
+            text = data if isinstance(data, str) else json.dumps(data)
+            line = (f"event: {name}\n" if named and name else "") + f"data: {text}\n\n"
             self.wfile.write(line.encode())
             self.wfile.flush()
         self.close_connection = True
 
     def do_GET(self):
         emit({"path": self.path, "method": "GET", "turn": "unknown", "tool_result": None, "tools": []})
-        self.json_reply({"data": [], "models": []})
+        # A model list names the one model, for the CLIs that check theirs.
+        self.json_reply({"object": "list", "data": [{"id": "fake", "object": "model", "owned_by": "fake"}],
+                         "models": []})
 
     def do_HEAD(self):
         self.send_response(200)
@@ -307,6 +396,13 @@ class Handler(BaseHTTPRequestHandler):
             # plain text answer; it is logged, and never a tool call.
             emit({"path": path, "turn": "side", "tool_result": None, "tools": []})
             self.json_reply(gemini_chunk([{"text": '{"next_speaker": "user", "reasoning": "done"}'}]))
+        elif DIALECT == "chat" and path.rstrip("/").endswith("/chat/completions"):
+            turn, result, names, message = chat(body)
+            emit({"path": path, "turn": turn, "tool_result": result, "tools": names})
+            if body.get("stream"):
+                self.sse(list(chat_sse(message, model)) + [(None, "[DONE]")], named=False)
+            else:
+                self.json_reply(chat_reply(message, model))
         elif DIALECT == "gemini" and ":countTokens" in path:
             self.json_reply({"totalTokens": 1})
         else:

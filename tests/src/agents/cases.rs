@@ -39,15 +39,48 @@ pub enum Death {
     /// SIGINT, SIGTERM, SIGKILL to its servers; Codex: SIGTERM to the
     /// server's group; the SDKs close the server's input).
     ShutDown,
+    /// `SIGINT` to the host's whole process group, as Ctrl-C in the
+    /// terminal sends it: the CLI, the process it relaunched itself as
+    /// (Qwen Code, Copilot CLI), and the proxies it started, all at once.
+    /// Cline's hub, in a session of its own, is not hit.
+    Interrupted,
 }
 
-fn table(agent: Agent, transport: &str, case: &str, result: &str, withdrawn: Option<Duration>, left: usize) {
+fn table(agent: Agent, transport: &str, case: &str, result: &str, withdrawn: Option<Duration>, left: &Left) {
     let withdrawn = withdrawn.map_or("-".to_owned(), |d| format!("{} ms", d.as_millis()));
+    let hubs = match left.hubs {
+        0 => String::new(),
+        n => format!(" (+{n} hub, stopped by the test)"),
+    };
     eprintln!(
-        "agents-table | {} | {} | {transport} | {case} | {result} | {withdrawn} | {left}",
+        "agents-table | {} | {} | {transport} | {case} | {result} | {withdrawn} | {}{hubs}",
         agent.name(),
-        agent.version()
+        agent.version(),
+        left.left
     );
+}
+
+/// How long the server's tree took to go after a run's end, where that
+/// was more than a second (the host left it to the proxy's exit grace).
+fn slow(left: &Left) -> String {
+    if left.took > Duration::from_secs(1) {
+        format!(" (server gone in {} ms)", left.took.as_millis())
+    } else {
+        String::new()
+    }
+}
+
+/// What a run left behind.
+struct Left {
+    /// Processes still working in the bench's folder after the limit,
+    /// killed by the test: the host's hub that did not stop when asked
+    /// counts here.
+    left: usize,
+    /// The host's hubs that outlived it, as they are meant to (Cline's),
+    /// stopped by the test with SIGTERM once everything else had gone.
+    hubs: usize,
+    /// How long everything but the hub took to go.
+    took: Duration,
 }
 
 async fn show(bench: &mut Bench, run: &mut super::Run) -> Shown {
@@ -68,24 +101,62 @@ async fn show(bench: &mut Bench, run: &mut super::Run) -> Shown {
 
 /// Waits until nothing of the host is left in its working folder; what is
 /// left after `limit` is killed (the test's own processes, by pid) and
-/// counted. Returns the count and the time it took.
-async fn leftovers(bench: &Bench) -> (usize, Duration) {
-    leftovers_within(bench, LEFTOVER_DEADLINE).await
+/// counted. A hub the host leaves by design ([`Agent::hub`]) is not
+/// waited for: once the rest has gone it is stopped and counted apart.
+async fn leftovers(bench: &Bench) -> Left {
+    let limit = if bench.agent.ends_servers_on_exit() {
+        LEFTOVER_DEADLINE
+    } else {
+        LEFTOVER_AFTER_KILL
+    };
+    leftovers_within(bench, limit).await
 }
 
-async fn leftovers_within(bench: &Bench, limit: Duration) -> (usize, Duration) {
+async fn leftovers_within(bench: &Bench, limit: Duration) -> Left {
+    let is_hub = |cmdline: &str| bench.agent.hub().is_some_and(|marker| cmdline.contains(marker));
+    let (left, took) = settle(bench, limit, &is_hub).await;
+    let hubs: Vec<u32> = bench
+        .survivors()
+        .into_iter()
+        .filter(|(_, cmdline)| is_hub(cmdline))
+        .map(|(pid, _)| pid)
+        .collect();
+    if hubs.is_empty() {
+        return Left { left, hubs: 0, took };
+    }
+    eprintln!(
+        "{}: its hub outlived it: {hubs:?}; stopping it",
+        bench.agent.name()
+    );
+    for pid in &hubs {
+        signal("-TERM", *pid);
+    }
+    // The hub and whatever it still ran must go once it is told to.
+    let (after_hub, _) = settle(bench, LEFTOVER_DEADLINE, &|_: &str| false).await;
+    Left {
+        left: left + after_hub,
+        hubs: hubs.len(),
+        took,
+    }
+}
+
+/// Waits up to `limit` for every process in the bench's folder but those
+/// `spared` to go, then kills and counts the rest.
+async fn settle(bench: &Bench, limit: Duration, spared: &dyn Fn(&str) -> bool) -> (usize, Duration) {
     let started = Instant::now();
     loop {
-        let left = bench.survivors();
+        let left: Vec<_> = bench
+            .survivors()
+            .into_iter()
+            .filter(|(_, cmdline)| !spared(cmdline))
+            .collect();
         if left.is_empty() {
             return (0, started.elapsed());
         }
         if started.elapsed() > limit {
             eprintln!("{}: left behind {left:?}", bench.agent.name());
             for (pid, _) in &left {
-                let _ = std::process::Command::new("kill")
-                    .args(["-KILL", &pid.to_string()])
-                    .status();
+                signal("-KILL", *pid);
             }
             return (left.len(), started.elapsed());
         }
@@ -93,12 +164,21 @@ async fn leftovers_within(bench: &Bench, limit: Duration) -> (usize, Duration) {
     }
 }
 
+/// `kill SIGNAL PID` for a process that may have gone meanwhile.
+fn signal(signal: &str, pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status();
+}
+
 /// The process that started `elicit proxy` in the bench's working folder.
 fn proxy_parent(bench: &Bench) -> Option<u32> {
-    let (proxy, _) = bench
-        .survivors()
-        .into_iter()
-        .find(|(_, cmdline)| cmdline.starts_with("elicit proxy"))?;
+    // By name or by path: Copilot CLI starts it by the path it found.
+    let (proxy, _) = bench.survivors().into_iter().find(|(_, cmdline)| {
+        let mut words = cmdline.split(' ');
+        let program = words.next().unwrap_or_default();
+        (program == "elicit" || program.ends_with("/elicit")) && words.next() == Some("proxy")
+    })?;
     crate::procs::processes()
         .into_iter()
         .find(|(pid, _, _)| *pid == proxy)
@@ -179,9 +259,10 @@ async fn answered_on(bench: &mut Bench, server: &Server, action: &str, transport
         agent.name(),
         run.log()
     );
-    let (left, _) = leftovers(bench).await;
-    table(agent, transport, action, "ok", None, left);
-    assert_eq!(left, 0, "{}: processes left after a {action}", agent.name());
+    let left = leftovers(bench).await;
+    let case = format!("{action}{}", slow(&left));
+    table(agent, transport, &case, "ok", None, &left);
+    assert_eq!(left.left, 0, "{}: processes left after a {action}", agent.name());
 }
 
 /// The host dies mid-form: the form is withdrawn (`client-gone`) within a
@@ -205,39 +286,49 @@ pub async fn killed_mid_form(agent: Agent, death: Death) {
     match death {
         Death::Killed => kill("-KILL", host),
         Death::ShutDown => kill("-INT", host),
+        // The CLIs of chat_hosts.rs lead a process group of their own.
+        Death::Interrupted => {
+            let status = std::process::Command::new("kill")
+                .args(["-INT", "--", &format!("-{}", run.pid())])
+                .status()
+                .expect("kill runs");
+            assert!(status.success(), "kill -INT the group of {}", run.pid());
+        }
     }
     let event = bench.frontend.next_within(AGENT_DEADLINE).await;
     let event = event.unwrap_or_else(|| panic!("{}: the form was never withdrawn", agent.name()));
     let withdrawn = died.elapsed();
     let _ = tokio::time::timeout(AGENT_DEADLINE, run.child.wait()).await;
     let limit = match death {
-        Death::Killed => LEFTOVER_AFTER_KILL,
-        Death::ShutDown => LEFTOVER_DEADLINE,
+        Death::ShutDown if agent.stops_servers() => LEFTOVER_DEADLINE,
+        Death::Interrupted => agent.ctrl_c_lingers().unwrap_or(LEFTOVER_AFTER_KILL),
+        Death::Killed | Death::ShutDown => LEFTOVER_AFTER_KILL,
     };
-    let (left, gone) = leftovers_within(&bench, limit).await;
+    let left = leftovers_within(&bench, limit).await;
     eprintln!(
-        "{} {death:?}: the server's tree gone {gone:?} after the host",
-        agent.name()
+        "{} {death:?}: the server's tree gone {:?} after the host",
+        agent.name(),
+        left.took
     );
-    let case = format!("{death:?} mid-form");
+    let case = format!("{death:?} mid-form (gone in {} ms)", left.took.as_millis());
     // Killed, the host just goes (`client-gone`); shutting down its own
     // way, a host may first cancel the call it is in (Codex sends
     // `notifications/cancelled` on SIGINT), which withdraws the form as
     // `cancelled`.
     let reason_ok = |reason: &str| match death {
         Death::Killed => reason == "client-gone",
-        Death::ShutDown => reason == "client-gone" || reason == "cancelled",
+        Death::ShutDown | Death::Interrupted => reason == "client-gone" || reason == "cancelled",
     };
     let ok = matches!(&event, Event::Withdraw(form, reason) if *form == shown.form && reason_ok(reason))
         && withdrawn < WITHDRAW_DEADLINE
-        && left == 0;
+        && left.left == 0;
     table(
         agent,
         "stdio",
         &case,
         if ok { "ok" } else { "FAIL" },
         Some(withdrawn),
-        left,
+        &left,
     );
     match &event {
         Event::Withdraw(form, reason) => {
@@ -256,7 +347,7 @@ pub async fn killed_mid_form(agent: Agent, death: Death) {
         "{} {death:?}: withdrawn after {withdrawn:?}",
         agent.name()
     );
-    assert_eq!(left, 0, "{} {death:?}: processes left", agent.name());
+    assert_eq!(left.left, 0, "{} {death:?}: processes left", agent.name());
 }
 
 /// A run whose model calls no tool: the host starts the server, ends, and
@@ -271,14 +362,14 @@ pub async fn no_form(agent: Agent) {
     };
     let mut run = bench.run(&Server::Stdio, &ask).await;
     let status = run.exit().await;
-    let (left, _) = leftovers(&bench).await;
+    let left = leftovers(&bench).await;
     table(
         agent,
         "stdio",
-        "no form",
-        if left == 0 { "ok" } else { "FAIL" },
+        &format!("no form{}", slow(&left)),
+        if left.left == 0 { "ok" } else { "FAIL" },
         None,
-        left,
+        &left,
     );
     assert!(
         status.success(),
@@ -288,7 +379,7 @@ pub async fn no_form(agent: Agent) {
     );
     assert!(bench.frontend.is_idle(), "no form was asked");
     assert_eq!(
-        left,
+        left.left,
         0,
         "{}: processes left after a run with no form",
         agent.name()
@@ -331,14 +422,17 @@ pub async fn over_http(agent: Agent) {
 }
 
 /// The host gives up on its call (Codex's `tool_timeout_sec`, the SDK's
-/// request timeout) and sends `notifications/cancelled`: the form only that
-/// call waited on is withdrawn, reason `cancelled`, and (where the host
-/// shows it) the keep-alive progress for the call stops.
+/// request timeout, the per-server timeouts of opencode, Qwen Code,
+/// Copilot CLI and Cline, Continue's fixed 60 s) and sends
+/// `notifications/cancelled`: the form only that call waited on is
+/// withdrawn at once, reason `cancelled` (Cline drops the connection
+/// instead: `client-gone`), and (where the host shows it) the keep-alive
+/// progress for the call stops.
 pub async fn host_cancels(agent: Agent) {
     let Some(mut bench) = Bench::new(agent).await else {
         return;
     };
-    let secs = 3;
+    let secs = agent.cancel_after_secs();
     let ask = Ask {
         tool: Some(TOOL),
         timeout_secs: Some(secs),
@@ -352,8 +446,12 @@ pub async fn host_cancels(agent: Agent) {
         .await
         .unwrap_or_else(|| panic!("{}: the form was never withdrawn", agent.name()));
     let after = asked.elapsed();
-    let withdrawn =
-        matches!(&event, Event::Withdraw(form, reason) if *form == shown.form && reason == "cancelled");
+    let reason = agent.gives_up_as();
+    let withdrawn = matches!(&event, Event::Withdraw(form, why) if *form == shown.form && why == reason);
+    // The host's timer starts at its call, a little before the form is
+    // shown: the form goes within a second of the host giving up.
+    let limit = Duration::from_secs(agent.fixed_call_limit().unwrap_or(secs)) + WITHDRAW_DEADLINE;
+    let at_once = after < limit;
     // The scripted hosts print each progress notification that comes for
     // a request they gave up: the proxy's keep-alive is every 10 s.
     let mut late = None;
@@ -364,19 +462,24 @@ pub async fn host_cancels(agent: Agent) {
             .await;
     }
     let _ = tokio::time::timeout(AGENT_DEADLINE, run.child.wait()).await;
-    let (left, _) = leftovers(&bench).await;
-    let ok = withdrawn && late.is_none();
+    let left = leftovers(&bench).await;
+    let ok = withdrawn && at_once && late.is_none();
     table(
         agent,
         "stdio",
         "host cancels (timeout)",
         if ok { "ok" } else { "FAIL" },
         Some(after),
-        left,
+        &left,
     );
     assert!(
         withdrawn,
-        "{}: expected the form withdrawn as cancelled, got {event:?}",
+        "{}: expected the form withdrawn as {reason}, got {event:?}",
+        agent.name()
+    );
+    assert!(
+        at_once,
+        "{}: the form was withdrawn {after:?} after it was asked; the host gives up at {limit:?}",
         agent.name()
     );
     assert!(
@@ -389,9 +492,18 @@ pub async fn host_cancels(agent: Agent) {
 /// The cases every host goes through, as the tests of one test binary (one
 /// binary per host, so that hosts run one at a time within it):
 /// `agent_cases!(Agent::Claude);`. Hosts with a per-call timeout add
-/// `with_host_cancel` for [`host_cancels`].
+/// `with_host_cancel` for [`host_cancels`]; the CLIs of chat_hosts.rs add
+/// `chat`, which is that and Ctrl-C to their process group.
 #[macro_export]
 macro_rules! agent_cases {
+    ($agent:expr, chat) => {
+        $crate::agent_cases!($agent, with_host_cancel);
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn ctrl_c_to_the_hosts_group_mid_form_withdraws_it_and_leaves_nothing() {
+            $crate::agents::cases::killed_mid_form($agent, $crate::agents::cases::Death::Interrupted).await;
+        }
+    };
     ($agent:expr, with_host_cancel) => {
         $crate::agent_cases!($agent);
 

@@ -25,6 +25,16 @@ pub enum Agent {
     /// pydantic-ai's `MCPToolset` with a `FunctionModel`,
     /// tests/peers/python/pydantic_host.py.
     Pydantic,
+    /// `opencode run` (`opencode-ai`).
+    OpenCode,
+    /// `qwen -p` (`@qwen-code/qwen-code`).
+    Qwen,
+    /// `copilot -p` (`@github/copilot`), on its own model (`COPILOT_OFFLINE`).
+    Copilot,
+    /// `cline PROMPT` (`cline`), whose MCP servers run in its hub.
+    Cline,
+    /// `cn -p` (`@continuedev/cli`).
+    Continue,
 }
 
 /// Where the host finds the server.
@@ -59,6 +69,11 @@ impl Agent {
             Agent::Gemini => "gemini-cli",
             Agent::Sdk => "typescript-sdk",
             Agent::Pydantic => "pydantic-ai",
+            Agent::OpenCode => "opencode",
+            Agent::Qwen => "qwen-code",
+            Agent::Copilot => "copilot-cli",
+            Agent::Cline => "cline",
+            Agent::Continue => "continue-cli",
         }
     }
 
@@ -70,7 +85,7 @@ impl Agent {
         match self {
             Agent::Pydantic => Some("python3 pydantic_host.py"),
             Agent::Sdk => Some("sdk-host"),
-            Agent::Claude | Agent::Codex | Agent::Gemini => None,
+            _ => None,
         }
     }
 
@@ -80,7 +95,85 @@ impl Agent {
             Agent::Claude => Some("anthropic"),
             Agent::Codex => Some("openai"),
             Agent::Gemini => Some("gemini"),
+            Agent::OpenCode | Agent::Qwen | Agent::Copilot | Agent::Cline | Agent::Continue => Some("chat"),
             Agent::Sdk | Agent::Pydantic => None,
+        }
+    }
+
+    /// True for the CLIs of chat_hosts.rs, which take any OpenAI-compatible
+    /// model and are set up by their own commands.
+    pub fn is_chat(self) -> bool {
+        matches!(
+            self,
+            Agent::OpenCode | Agent::Qwen | Agent::Copilot | Agent::Cline | Agent::Continue
+        )
+    }
+
+    /// True when the host, asked to stop (SIGINT), stops its stdio servers
+    /// itself (a signal, as Claude Code and Codex do). The others (opencode,
+    /// Continue; Qwen Code, which first cancels its call) just exit and
+    /// close the proxy's input, as if killed: the server then has the
+    /// proxy's exit grace before SIGTERM.
+    pub fn stops_servers(self) -> bool {
+        !matches!(self, Agent::OpenCode | Agent::Qwen | Agent::Continue)
+    }
+
+    /// True when the host, at the end of a run, ends its stdio servers
+    /// before it exits. Qwen Code does not always: its servers then see
+    /// only their input close, and go at the proxy's exit grace (5 s).
+    pub fn ends_servers_on_exit(self) -> bool {
+        !matches!(self, Agent::Qwen)
+    }
+
+    /// How the host gives up on a call, as the form's withdrawal reason:
+    /// `cancelled` where it sends `notifications/cancelled`; Cline instead
+    /// drops its connection to the server (`client-gone`).
+    pub fn gives_up_as(self) -> &'static str {
+        match self {
+            Agent::Cline => "client-gone",
+            _ => "cancelled",
+        }
+    }
+
+    /// The host's own limit on a call, in seconds, where no setting changes
+    /// it: Continue's SDK default (60 s; it sends no progress token that
+    /// would extend it).
+    pub fn fixed_call_limit(self) -> Option<u64> {
+        match self {
+            Agent::Continue => Some(60),
+            _ => None,
+        }
+    }
+
+    /// How long the host's processes may take to go after Ctrl-C to its
+    /// group, where that is longer than a killed host's: Qwen Code's
+    /// relaunched child survives its launcher, starts its MCP servers
+    /// again, and exits only tens of seconds later (seen: about 30 s).
+    pub fn ctrl_c_lingers(self) -> Option<std::time::Duration> {
+        match self {
+            Agent::Qwen => Some(std::time::Duration::from_secs(60)),
+            _ => None,
+        }
+    }
+
+    /// The per-call timeout the host-cancel case sets, in seconds. Cline's
+    /// `timeout` also bounds its connection attempt, which `npx` starting
+    /// the server on a loaded machine can take seconds of.
+    pub fn cancel_after_secs(self) -> u64 {
+        match self {
+            Agent::Cline => 15,
+            _ => 3,
+        }
+    }
+
+    /// What marks the host's hub in a command line: a process that runs
+    /// the host's MCP servers for every session and outlives the CLI
+    /// (Cline's `cline --cline-hub-daemon`, started detached in its own
+    /// session).
+    pub fn hub(self) -> Option<&'static str> {
+        match self {
+            Agent::Cline => Some("--cline-hub-daemon"),
+            _ => None,
         }
     }
 
@@ -88,6 +181,11 @@ impl Agent {
     pub fn installed(self) -> (PathBuf, &'static str) {
         let node = peers().join("node/node_modules");
         match self {
+            Agent::OpenCode => (node.join(".bin/opencode"), "opencode-ai (npm)"),
+            Agent::Qwen => (node.join(".bin/qwen"), "@qwen-code/qwen-code (npm)"),
+            Agent::Copilot => (node.join(".bin/copilot"), "@github/copilot (npm)"),
+            Agent::Cline => (node.join(".bin/cline"), "cline (npm)"),
+            Agent::Continue => (node.join(".bin/cn"), "@continuedev/cli (npm)"),
             Agent::Claude => (node.join(".bin/claude"), "@anthropic-ai/claude-code (npm)"),
             Agent::Codex => (node.join(".bin/codex"), "@openai/codex (npm)"),
             Agent::Gemini => (node.join(".bin/gemini"), "@google/gemini-cli (npm)"),
@@ -107,6 +205,11 @@ impl Agent {
             Agent::Codex => node.join("@openai/codex/package.json"),
             Agent::Gemini => node.join("@google/gemini-cli/package.json"),
             Agent::Sdk => node.join("@modelcontextprotocol/sdk/package.json"),
+            Agent::OpenCode => node.join("opencode-ai/package.json"),
+            Agent::Qwen => node.join("@qwen-code/qwen-code/package.json"),
+            Agent::Copilot => node.join("@github/copilot/package.json"),
+            Agent::Cline => node.join("cline/package.json"),
+            Agent::Continue => node.join("@continuedev/cli/package.json"),
             Agent::Pydantic => {
                 return std::fs::read_to_string(peers().join("python/requirements.txt"))
                     .unwrap_or_default()
@@ -124,7 +227,9 @@ impl Agent {
     }
 
     /// Writes the host's configuration under `home` and returns its
-    /// command, to run in `work` with `model` the fake's base URL.
+    /// command, to run in `work` with `model` the fake's base URL. The
+    /// CLIs of chat_hosts.rs are configured before, by
+    /// [`super::chat_hosts::configure`].
     pub fn command(
         self,
         home: &Path,
@@ -139,6 +244,9 @@ impl Agent {
         };
         let model = model.unwrap_or_default();
         let mut command = match self {
+            Agent::OpenCode | Agent::Qwen | Agent::Copilot | Agent::Cline | Agent::Continue => {
+                super::chat_hosts::command(self, home, model)
+            }
             Agent::Claude => {
                 let config = home.join("mcp.json");
                 write(&config, &json!({"mcpServers": {"everything": entry}}).to_string());

@@ -11,6 +11,7 @@
 //! gone are the ones it left behind ([`crate::procs::working_in`]).
 
 pub mod cases;
+pub mod chat_hosts;
 mod events;
 mod hosts;
 mod snippets;
@@ -48,6 +49,10 @@ pub struct Bench {
     /// The human, scripted.
     pub frontend: TestFrontend,
     work: PathBuf,
+    /// The port of the host's hub (Cline's): one of its own for each
+    /// bench, so that a hub still stopping from the last test, on the
+    /// default port, is never the one this test's CLI reaches.
+    hub_port: Option<u16>,
     _turn: tokio::sync::MutexGuard<'static, ()>,
 }
 
@@ -79,12 +84,19 @@ impl Bench {
             .expect("link node_modules");
         std::fs::copy(peers().join("node/package.json"), work.join("package.json"))
             .expect("copy package.json");
+        let hub_port = agent.hub().map(|_| {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map(|a| a.port())
+                .expect("a free port for the hub")
+        });
         Some(Bench {
             agent,
             bus,
             daemon,
             frontend,
             work,
+            hub_port,
             _turn: turn,
         })
     }
@@ -136,26 +148,27 @@ impl Bench {
         }
         let log = home.join(format!("{}.log", self.agent.name()));
         let log_file = std::fs::File::create(&log).expect("host log");
+        if self.agent.is_chat() {
+            let setup = |program: &str| {
+                let mut command = Command::new(program);
+                self.environ(&mut command);
+                command.current_dir(&self.work).stdin(Stdio::null());
+                command
+            };
+            let model = model_url.as_deref().unwrap_or_default();
+            chat_hosts::configure(self.agent, &setup, home, &self.work, server, ask, model).await;
+        }
         let mut command = self
             .agent
             .command(home, &self.work, server, ask, model_url.as_deref());
         configured(home);
-        let path = crate::node::node_path().expect("the pinned node");
-        let mut dirs = vec![
-            binary("elicit")
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_default(),
-        ];
-        dirs.extend(std::env::split_paths(&path));
+        self.environ(&mut command);
+        if self.agent.is_chat() {
+            // A group of its own, as a shell's job: Ctrl-C is then a
+            // signal to that group (cases::Death::Interrupted).
+            command.process_group(0);
+        }
         command
-            .env("PATH", std::env::join_paths(dirs).expect("PATH"))
-            .env("HOME", home)
-            .env("DBUS_SESSION_BUS_ADDRESS", self.bus.address())
-            .env_remove("XDG_RUNTIME_DIR")
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_STATE_HOME")
-            .env("NO_UPDATE_NOTIFIER", "1")
             .stdin(Stdio::null())
             .stdout(if model_events.is_some() {
                 Stdio::from(log_file.try_clone().expect("log"))
@@ -177,6 +190,56 @@ impl Bench {
             events,
             _fake: fake,
             log,
+        }
+    }
+}
+
+impl Bench {
+    /// The environment every host (and its setup commands) runs with:
+    /// `elicit` and the pinned node first on `PATH`, the bench's home and
+    /// bus, no XDG folders of the user's.
+    fn environ(&self, command: &mut Command) {
+        let path = crate::node::node_path().expect("the pinned node");
+        let mut dirs = vec![
+            binary("elicit")
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default(),
+        ];
+        dirs.extend(std::env::split_paths(&path));
+        command
+            .env("PATH", std::env::join_paths(dirs).expect("PATH"))
+            .env("HOME", self.bus.dir())
+            .env("DBUS_SESSION_BUS_ADDRESS", self.bus.address())
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_STATE_HOME")
+            .env("NO_UPDATE_NOTIFIER", "1");
+        if self.agent.is_chat() {
+            // A shell sets PWD to the folder it starts the host in, and
+            // opencode takes its project from PWD, not from its cwd.
+            command.env("PWD", &self.work);
+        }
+        if let Some(port) = self.hub_port {
+            command.env("CLINE_HUB_PORT", port.to_string());
+        }
+    }
+}
+
+impl Drop for Bench {
+    /// A hub that outlives its CLI (Cline's) is stopped even when the test
+    /// failed before its count of leftovers, which stops it otherwise: it
+    /// would run on, detached, after the test binary.
+    fn drop(&mut self) {
+        let Some(marker) = self.agent.hub() else {
+            return;
+        };
+        for (pid, cmdline) in self.survivors() {
+            if cmdline.contains(marker) {
+                let _ = std::process::Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
         }
     }
 }

@@ -70,12 +70,13 @@ impl Core {
         let (action, said) = match self.config.no_broker {
             NoBroker::Host | NoBroker::Auto if host_can => {
                 // A host may declare elicitation and still answer nobody:
-                // Claude Code in print mode (`claude -p`) cancels every form
-                // itself. So the host is told too, not only standard error,
-                // which such a host pipes and never shows.
+                // in print mode Claude Code (`claude -p`) cancels every form
+                // itself and Copilot CLI (`copilot -p`) declines it. So the
+                // host is told too, not only standard error, which such a
+                // host pipes and never shows.
                 self.warn(
                     format!(
-                        "elicit proxy: warning: elicitd cannot be reached ({why}); the server's form goes to the host, and a host that cannot show forms (`claude -p`) cancels it"
+                        "elicit proxy: warning: elicitd cannot be reached ({why}); the server's form goes to the host, and a headless host answers it without asking anyone (`claude -p` cancels it, `copilot -p` declines it)"
                     ),
                     out,
                 );

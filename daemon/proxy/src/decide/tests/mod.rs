@@ -189,7 +189,7 @@ pub(super) fn unavailable() -> Reply {
 }
 
 /// What the proxy says when the form goes to the host.
-pub(super) const TO_HOST: &str = "elicit proxy: warning: elicitd cannot be reached (no bus); the server's form goes to the host, and a host that cannot show forms (`claude -p`) cancels it";
+pub(super) const TO_HOST: &str = "elicit proxy: warning: elicitd cannot be reached (no bus); the server's form goes to the host, and a headless host answers it without asking anyone (`claude -p` cancels it, `copilot -p` declines it)";
 
 /// What the proxy says when nobody was asked and it answered `said`.
 pub(super) fn unasked(said: &str) -> String {
