@@ -70,7 +70,7 @@ struct Desk {
     plasma: Plasma,
     traffic: Traffic,
     _daemon: Daemon,
-    _notify: tokio::process::Child,
+    notify: tokio::process::Child,
     notify_log: std::path::PathBuf,
     conn: zbus::Connection,
     bus: PrivateBus,
@@ -87,7 +87,7 @@ async fn desk() -> Desk {
         plasma,
         traffic,
         _daemon: daemon,
-        _notify: notify,
+        notify,
         notify_log,
         conn,
         bus,
@@ -110,7 +110,13 @@ impl Desk {
     /// `InvokeAction`.
     async fn invoke(&self, id: u32, key: &str) {
         self.conn
-            .call_method(Some(NOTIFICATIONS), PATH, Some(KDE_MANAGER), "InvokeAction", &(id, key))
+            .call_method(
+                Some(NOTIFICATIONS),
+                PATH,
+                Some(KDE_MANAGER),
+                "InvokeAction",
+                &(id, key),
+            )
             .await
             .expect("Plasma's InvokeAction");
     }
@@ -141,6 +147,13 @@ async fn plasma_shows_the_form_with_its_actions_and_its_button_answers_it() {
     assert!(shown.summary.ends_with("asks"), "{shown:?}");
     assert!(shown.body.starts_with("Deploy now?"), "{shown:?}");
     assert_eq!(shown.urgency, Some(1), "{shown:?}");
+    let dbus = zbus::fdo::DBusProxy::new(&desk.conn).await.expect("proxy");
+    let sender = zbus::names::BusName::try_from(shown.sender.as_str()).expect("a bus name");
+    assert_eq!(
+        dbus.get_connection_unix_process_id(sender).await.ok(),
+        desk.notify.id(),
+        "the notification is elicit-notify's"
+    );
     let id = shown.id.expect("an id");
     desk.invoke(id, "accept").await;
     assert_eq!(
@@ -151,7 +164,9 @@ async fn plasma_shows_the_form_with_its_actions_and_its_button_answers_it() {
     let server = desk.plasma.notification_server().await;
     let invoked = desk.traffic.invoked();
     assert!(
-        invoked.iter().any(|i| i.id == id && i.detail == "accept" && i.sender == server),
+        invoked
+            .iter()
+            .any(|i| i.id == id && i.detail == "accept" && i.sender == server),
         "{invoked:?}"
     );
     desk.wait_closed(id).await;
@@ -231,7 +246,11 @@ async fn plasma_do_not_disturb_holds_a_normal_notification_back() {
     .await;
     let listed = list_forms(&desk.conn).await;
     assert_eq!(listed[0]["presented-to"], "notify", "{listed:?}");
-    assert!(desk.traffic.notified().is_empty(), "{:?}", desk.traffic.notified());
+    assert!(
+        desk.traffic.notified().is_empty(),
+        "{:?}",
+        desk.traffic.notified()
+    );
     // Under a minute left: critical, through Do Not Disturb.
     let urgent = elicit_tests::ask(&desk.bus, "Roll back?", CONFIRM, &["--timeout", "30"]);
     let shown = desk.notified(1).await;
@@ -242,7 +261,13 @@ async fn plasma_do_not_disturb_holds_a_normal_notification_back() {
     assert_eq!(printed(urgent).await, (json!({"action": "decline"}), Some(3)));
     // Do Not Disturb ends: the next form is notified as usual.
     inhibitor
-        .call_method(Some(NOTIFICATIONS), PATH, Some(NOTIFICATIONS), "UnInhibit", &(cookie,))
+        .call_method(
+            Some(NOTIFICATIONS),
+            PATH,
+            Some(NOTIFICATIONS),
+            "UnInhibit",
+            &(cookie,),
+        )
         .await
         .expect("Plasma's UnInhibit");
     let after = elicit_tests::ask(&desk.bus, "And now?", CONFIRM, &[]);
@@ -275,10 +300,11 @@ where
 async fn the_tray_item_registers_with_kdes_watcher_and_asks_for_attention() {
     let bus = PrivateBus::start();
     let plasma = Plasma::start(&bus).await;
+    let traffic = Traffic::watch(&bus).await;
     let _daemon = Daemon::start(&bus, "").await;
     let runtime = tempfile::tempdir().expect("runtime dir");
     let log = bus.dir().join("gtk.log");
-    let _gtk = tokio::process::Command::new(binary("elicit-gtk"))
+    let gtk = tokio::process::Command::new(binary("elicit-gtk"))
         .arg("--bus")
         .arg(bus.address())
         .env("DISPLAY", plasma.display())
@@ -322,7 +348,13 @@ async fn the_tray_item_registers_with_kdes_watcher_and_asks_for_attention() {
         )
         .await
         .expect("the item's process");
-    assert_eq!(Some(gtk_pid), _gtk.id(), "{registered:?}");
+    assert_eq!(Some(gtk_pid), gtk.id(), "{registered:?}");
+    // plasmashell's system tray, told by the watcher, reads the item.
+    let shell = plasma.shell().await;
+    eventually("plasmashell's tray to read the item", || async {
+        traffic.reads(&shell, &item_bus, "org.kde.StatusNotifierItem") > 0
+    })
+    .await;
     eventually("the item to be passive", || async {
         item.status().await == "Passive"
     })

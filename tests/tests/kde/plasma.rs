@@ -190,6 +190,13 @@ impl Plasma {
             .expect("plasmashell owns org.freedesktop.Notifications")
     }
 
+    /// The unique bus name of plasmashell (its tray is a host there).
+    pub async fn shell(&self) -> String {
+        self.owner("org.kde.plasmashell")
+            .await
+            .expect("plasmashell owns org.kde.plasmashell")
+    }
+
     /// The unique bus name of kded5, which serves the watcher.
     pub async fn watcher(&self) -> String {
         self.owner("org.kde.StatusNotifierWatcher")

@@ -1,8 +1,9 @@
 //! What crosses the private bus to and from a notification server, as a
 //! bus monitor sees it: the `Notify` calls with the ids the server gave
 //! them, and the `NotificationClosed` and `ActionInvoked` signals the
-//! server emits. It reads the real server's traffic without standing in
-//! for any part of it.
+//! server emits; and who reads whose properties (a tray host reading a
+//! status-notifier item). It reads the real servers' traffic without
+//! standing in for any part of them.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -57,6 +58,8 @@ struct Seen {
     pending: HashMap<(String, u32), usize>,
     closed: Vec<Emitted>,
     invoked: Vec<Emitted>,
+    /// `Properties.GetAll` calls: (caller, destination, interface).
+    reads: Vec<(String, String, String)>,
 }
 
 /// The monitor, recording while this value lives.
@@ -79,6 +82,13 @@ impl Traffic {
                 .msg_type(Type::Signal)
                 .interface(NOTIFICATIONS)
                 .expect("an interface name")
+                .build(),
+            zbus::MatchRule::builder()
+                .msg_type(Type::MethodCall)
+                .interface("org.freedesktop.DBus.Properties")
+                .expect("an interface name")
+                .member("GetAll")
+                .expect("a member name")
                 .build(),
             // Replies carry no interface: every reply is seen and those
             // to a recorded `Notify` are kept.
@@ -113,6 +123,20 @@ impl Traffic {
         self.seen.lock().map(|s| s.closed.clone()).unwrap_or_default()
     }
 
+    /// How often `caller` read all the properties of `interface` from
+    /// `destination` (unique bus names).
+    pub fn reads(&self, caller: &str, destination: &str, interface: &str) -> usize {
+        self.seen
+            .lock()
+            .map(|s| {
+                s.reads
+                    .iter()
+                    .filter(|(c, d, i)| c == caller && d == destination && i == interface)
+                    .count()
+            })
+            .unwrap_or(0)
+    }
+
     /// The `ActionInvoked` signals so far.
     pub fn invoked(&self) -> Vec<Emitted> {
         self.seen.lock().map(|s| s.invoked.clone()).unwrap_or_default()
@@ -142,8 +166,7 @@ impl Seen {
                     HashMap<String, OwnedValue>,
                     i32,
                 );
-                let Ok((_, _, _, summary, body, actions, hints, _)) =
-                    message.body().deserialize::<Args>()
+                let Ok((_, _, _, summary, body, actions, hints, _)) = message.body().deserialize::<Args>()
                 else {
                     return;
                 };
@@ -161,9 +184,17 @@ impl Seen {
                     urgency,
                 });
             }
+            Type::MethodCall if member == "GetAll" => {
+                let destination = header.destination().map(|d| d.to_string()).unwrap_or_default();
+                if let Ok(interface) = message.body().deserialize::<String>() {
+                    self.reads.push((sender, destination, interface));
+                }
+            }
             Type::MethodReturn => {
                 let destination = header.destination().map(|d| d.to_string()).unwrap_or_default();
-                let Some(serial) = header.reply_serial() else { return };
+                let Some(serial) = header.reply_serial() else {
+                    return;
+                };
                 let Some(index) = self.pending.remove(&(destination, serial.get())) else {
                     return;
                 };
