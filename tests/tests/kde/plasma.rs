@@ -29,7 +29,8 @@ const STARTUP: Duration = Duration::from_secs(120);
 
 /// The session, running while this value lives.
 pub struct Plasma {
-    children: Vec<Child>,
+    /// Each part with the name of its program (and of its log).
+    children: Vec<(String, Child)>,
     xvfb: Xvfb,
     home: tempfile::TempDir,
     conn: zbus::Connection,
@@ -122,7 +123,8 @@ impl Plasma {
             .process_group(0)
             .spawn()
             .unwrap_or_else(|e| panic!("{what} does not start: {e}"));
-        self.children.push(child);
+        let name = program.file_name().map(|n| n.to_string_lossy().into_owned());
+        self.children.push((name.unwrap_or_default(), child));
     }
 
     /// The session's log of `program` (what it wrote to standard error).
@@ -136,9 +138,30 @@ impl Plasma {
         dbus.get_name_owner(name).await.ok().map(|o| o.to_string())
     }
 
+    /// Fails at once, with its log, when a part of the session has
+    /// ended or plasmashell gave up on its desktop (it stays running
+    /// without one, e.g. "Aborting shell load" without kactivitymanagerd,
+    /// "starting invalid corona" without plasma-desktop's shell package):
+    /// waiting on would only time out.
+    fn assert_running(&self) {
+        let shell = self.log("plasmashell");
+        assert!(
+            !shell.contains("Aborting shell load") && !shell.contains("invalid corona"),
+            "plasmashell did not load its desktop (install plasma-desktop and kactivitymanagerd); it said:\n{shell}"
+        );
+        for (name, child) in &self.children {
+            assert!(
+                !elicit_tests::procs::exited(child.id()),
+                "{name} ended while the KDE session started; it said:\n{}",
+                self.log(name)
+            );
+        }
+    }
+
     async fn wait_for_name(&self, name: &str) {
         let owned = tokio::time::timeout(STARTUP, async {
             while self.owner(name).await.is_none() {
+                self.assert_running();
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         })
@@ -172,6 +195,7 @@ impl Plasma {
                 if yes {
                     return;
                 }
+                self.assert_running();
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         })
@@ -227,7 +251,7 @@ impl Drop for Plasma {
     fn drop(&mut self) {
         // Last started, first ended: plasmashell before the services it
         // uses, each with what it started.
-        for child in self.children.iter_mut().rev() {
+        for (_, child) in self.children.iter_mut().rev() {
             let _ = rustix::process::kill_process_group(
                 rustix::process::Pid::from_child(child),
                 rustix::process::Signal::KILL,
