@@ -252,11 +252,19 @@ async fn plasma_do_not_disturb_holds_a_normal_notification_back() {
         desk.traffic.notified()
     );
     // Under a minute left: critical, through Do Not Disturb.
-    let urgent = elicit_tests::ask(&desk.bus, "Roll back?", CONFIRM, &["--timeout", "30"]);
+    let mut flags = elicit_tests::ASKER_FLAGS.to_vec();
+    flags.extend(["--timeout", "30"]);
+    let urgent = elicit_tests::ask(&desk.bus, "Roll back?", CONFIRM, &flags);
     let shown = desk.notified(1).await;
     assert_eq!(shown.urgency, Some(2), "{shown:?}");
     assert!(shown.body.starts_with("Roll back?"), "{shown:?}");
     assert_eq!(desk.traffic.notified().len(), 1, "only the critical one");
+    // Refreshes the picture in docs/frontends.md:
+    // ELICIT_PLASMA_SCREENSHOT=$PWD/docs/plasma-critical.png cargo test -p
+    // elicit-tests --test kde -- do_not_disturb
+    if let Ok(target) = std::env::var("ELICIT_PLASMA_SCREENSHOT") {
+        desk.plasma.screenshot_popup(&target).await;
+    }
     desk.invoke(shown.id.expect("an id"), "decline").await;
     assert_eq!(printed(urgent).await, (json!({"action": "decline"}), Some(3)));
     // Do Not Disturb ends: the next form is notified as usual.

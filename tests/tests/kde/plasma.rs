@@ -228,6 +228,34 @@ impl Plasma {
             .expect("kded5 owns org.kde.StatusNotifierWatcher")
     }
 
+    /// Captures Plasma's notification popup (at the bottom right, above
+    /// the panel) to `target`, once it is drawn: the popup maps first and
+    /// paints its content a moment later, light over the dark wallpaper.
+    pub async fn screenshot_popup(&self, target: &str) {
+        let capture = || async {
+            let status = tokio::process::Command::new("import")
+                .args(["-display", self.display(), "-window", "root"])
+                .args(["-crop", "345x160+903+563", "+repage"])
+                .arg(target)
+                .status()
+                .await
+                .expect("import (imagemagick) runs");
+            assert!(status.success(), "import failed");
+            let mean = tokio::process::Command::new("convert")
+                .arg(target)
+                .args(["-format", "%[fx:mean]", "info:"])
+                .output()
+                .await
+                .expect("convert (imagemagick) runs");
+            String::from_utf8_lossy(&mean.stdout)
+                .trim()
+                .parse::<f64>()
+                .unwrap_or(0.0)
+                > 0.75
+        };
+        elicit_tests::eventually("Plasma to draw its popup", capture).await;
+    }
+
     /// The X display the session draws on.
     pub fn display(&self) -> &str {
         self.xvfb.display()
