@@ -18,7 +18,8 @@ const ITEM: &str = "org.kde.StatusNotifierItem";
 
 /// The watcher, running while this value lives.
 pub struct Watcher {
-    child: Child,
+    /// `None` for a watcher this value did not start (KDE's, in kded5).
+    child: Option<Child>,
     conn: zbus::Connection,
 }
 
@@ -39,6 +40,12 @@ impl Watcher {
             .stderr(Stdio::null())
             .spawn()
             .expect("status-notifier-watcher starts (install haskell-status-notifier-item-utils)");
+        Watcher::attach(bus, Some(child)).await
+    }
+
+    /// Reads the watcher that `child` (or, when `None`, someone else)
+    /// started on `bus`; returns once it owns its name.
+    pub async fn attach(bus: &PrivateBus, child: Option<Child>) -> Watcher {
         let conn = bus.connect().await;
         let watcher = Watcher { child, conn };
         eventually("the watcher to own its name", || async {
@@ -55,7 +62,7 @@ impl Watcher {
     }
 
     /// The items registered with the watcher: `NAME` or `NAME/PATH`.
-    async fn registered(&self) -> Vec<String> {
+    pub async fn registered(&self) -> Vec<String> {
         let reply = self
             .conn
             .call_method(
@@ -96,8 +103,10 @@ impl Watcher {
 
 impl Drop for Watcher {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
