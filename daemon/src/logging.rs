@@ -79,25 +79,34 @@ pub fn init(log_file: Option<&Path>) -> Destination {
     Destination::Stderr
 }
 
-/// zbus opens an `info` span around every method call it dispatches, with
-/// the whole message (header and body) as its fields: at `info`, each
-/// call was formatted in full, which cost the daemon a tenth of its time
-/// under load, and put a call's arguments beside every line logged while
-/// it ran. zbus is held at `warn` unless `ELICITD_LOG` names it.
-const ZBUS_DEFAULT: &str = "zbus=warn";
+/// Crates held quieter than `ELICITD_LOG` unless it names them, each with
+/// its reason.
+///
+/// - zbus opens an `info` span around every method call it dispatches,
+///   with the whole message (header and body) as its fields: at `info`,
+///   each call was formatted in full, which cost the daemon a tenth of its
+///   time under load, and put a call's arguments beside every line logged
+///   while it ran.
+/// - notify traces every inotify event of the rules directories' watch,
+///   which is the nearest existing folder (often `$HOME`, where a log file
+///   may be): at `trace`, each line written raised an event whose line
+///   raised another, and the log grew without end.
+const QUIET_DEFAULTS: [(&str, &str); 2] = [("zbus", "zbus=warn"), ("notify", "notify=debug")];
 
 /// The filter of `ELICITD_LOG`'s value `spec` (`info` when unset or
 /// unreadable).
 fn filter(spec: Option<&str>) -> EnvFilter {
     let spec = spec.unwrap_or("info");
-    let filter = EnvFilter::try_new(spec).unwrap_or_else(|_| EnvFilter::new("info"));
-    if spec.contains("zbus") {
-        return filter;
+    let mut filter = EnvFilter::try_new(spec).unwrap_or_else(|_| EnvFilter::new("info"));
+    for (target, directive) in QUIET_DEFAULTS {
+        if spec.contains(target) {
+            continue;
+        }
+        if let Ok(directive) = directive.parse() {
+            filter = filter.add_directive(directive);
+        }
     }
-    match ZBUS_DEFAULT.parse() {
-        Ok(directive) => filter.add_directive(directive),
-        Err(_) => filter,
-    }
+    filter
 }
 
 fn init_stderr(filter: EnvFilter) {
@@ -237,6 +246,20 @@ mod tests {
             !span_enabled(filter(Some("not a [filter")), true),
             "a bad value is info"
         );
+    }
+
+    #[test]
+    fn the_rules_watchs_inotify_traces_stay_off_at_trace_unless_named() {
+        use tracing_subscriber::layer::SubscriberExt;
+        let traced = |spec: &str| {
+            let subscriber = tracing_subscriber::registry().with(filter(Some(spec)));
+            tracing::subscriber::with_default(
+                subscriber,
+                || tracing::event_enabled!(target: "notify::inotify", tracing::Level::TRACE),
+            )
+        };
+        assert!(!traced("trace"), "a log in a watched folder would feed itself");
+        assert!(traced("trace,notify=trace"), "notify named");
     }
 
     #[test]
