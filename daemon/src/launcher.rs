@@ -185,7 +185,7 @@ impl Launcher {
         if self.programs.is_empty() {
             "elicitd is configured to start no front-end".to_owned()
         } else if !set("DISPLAY") && !set("WAYLAND_DISPLAY") {
-            "elicitd has no display to show it on (neither DISPLAY nor WAYLAND_DISPLAY is set)".to_owned()
+            "elicitd has no display: neither DISPLAY nor WAYLAND_DISPLAY is set".to_owned()
         } else if !notifications
             && !self
                 .programs
