@@ -203,6 +203,33 @@ async fn without_a_display_the_host_is_told_where_to_answer() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_display_elicit_ask_says_where_to_answer() {
+    use tokio::io::AsyncBufReadExt;
+    let bus = PrivateBus::start();
+    let _daemon = Daemon::start_with_env(&bus, "", &[("DISPLAY", None), ("WAYLAND_DISPLAY", None)]).await;
+    let mut asked = confirm(&bus, "Deploy now?");
+    let stderr = asked.stderr.take().expect("stderr");
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let said = within("elicit ask to say where to answer", async {
+        loop {
+            let line = lines.next_line().await.expect("read").expect("a line before exit");
+            if line.contains("elicit-tui") {
+                return line;
+            }
+        }
+    })
+    .await;
+    let list = elicit(&bus, &["list", "--json"]).await;
+    let forms: Vec<Value> = serde_json::from_str(&list).expect("JSON");
+    let id = forms[0]["id"].as_str().map(str::to_owned).unwrap_or_else(|| forms[0]["id"].to_string());
+    assert!(said.contains(&format!("`elicit answer {id}`")), "{said}");
+    elicit(&bus, &["answer", &id, "--decline"]).await;
+    let (answer, code) = printed(asked).await;
+    assert_eq!(answer, json!({"action": "decline"}));
+    assert_eq!(code, Some(3));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ask_with_only_a_message_asks_a_confirmation() {
     let bus = PrivateBus::start();
     let _daemon = Daemon::start(&bus, "").await;

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use elicit_client::{ClientSession, connect};
+use elicit_client::{ClientSession, FormEvent, connect};
 use elicit_proto::dbus::Origin;
 use elicit_proto::{Action, Error};
 use serde_json::json;
@@ -130,11 +130,26 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    let outcome = match session.wait(&form).await {
-        Ok(outcome) => outcome,
-        Err(error) => {
-            crate::out::esay!("elicit: {}", error.explained());
-            return Ok(ExitCode::from(1));
+    let outcome = loop {
+        match session.wait_event().await {
+            Ok(FormEvent::Answered(answered, outcome)) if answered == form => break outcome,
+            // A headless machine: the user at this terminal learns where
+            // the form can be answered, rather than waiting on nothing.
+            Ok(FormEvent::Unseen(unseen, why)) if unseen == form => {
+                let id = form.as_str().rsplit('/').next().unwrap_or_default();
+                let text = elicit_i18n::fill(
+                    &elicit_i18n::tr(
+                        "no front-end shows form {id} ({why}); answer it with elicit-tui, or `elicit answer {id}`",
+                    ),
+                    &[("id", &id), ("why", &why)],
+                );
+                crate::out::esay!("elicit: {text}");
+            }
+            Ok(_) => {}
+            Err(error) => {
+                crate::out::esay!("elicit: {}", error.explained());
+                return Ok(ExitCode::from(1));
+            }
         }
     };
     let mut result = json!({"action": outcome.action});
