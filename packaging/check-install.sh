@@ -101,6 +101,8 @@ has_form() { [ -n "$(form)" ]; }
 within 20 "D-Bus activation to queue the form" has_form
 elicit status || die "elicit status"
 elicit status | grep -q "log: *$state/elicitd.log" || die "elicit status does not point to the log file"
+# No display here: nothing shows the form, and status says so.
+elicit status | grep -q "No front-end is running" || die "elicit status does not say that no front-end runs"
 pid=$(cat "$state/elicitd.pid")
 [ "$(readlink "/proc/$pid/exe")" = /usr/bin/elicitd ] || die "the activated daemon is not /usr/bin/elicitd"
 elicit answer "$(form)" --accept '{"ok": true}' || die "elicit answer"
