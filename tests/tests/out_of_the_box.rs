@@ -212,7 +212,11 @@ async fn without_a_display_elicit_ask_says_where_to_answer() {
     let mut lines = tokio::io::BufReader::new(stderr).lines();
     let said = within("elicit ask to say where to answer", async {
         loop {
-            let line = lines.next_line().await.expect("read").expect("a line before exit");
+            let line = lines
+                .next_line()
+                .await
+                .expect("read")
+                .expect("a line before exit");
             if line.contains("elicit-tui") {
                 return line;
             }
@@ -221,7 +225,10 @@ async fn without_a_display_elicit_ask_says_where_to_answer() {
     .await;
     let list = elicit(&bus, &["list", "--json"]).await;
     let forms: Vec<Value> = serde_json::from_str(&list).expect("JSON");
-    let id = forms[0]["id"].as_str().map(str::to_owned).unwrap_or_else(|| forms[0]["id"].to_string());
+    let id = forms[0]["id"]
+        .as_str()
+        .map(str::to_owned)
+        .unwrap_or_else(|| forms[0]["id"].to_string());
     assert!(said.contains(&format!("`elicit answer {id}`")), "{said}");
     elicit(&bus, &["answer", &id, "--decline"]).await;
     let (answer, code) = printed(asked).await;
