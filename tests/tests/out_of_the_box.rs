@@ -13,10 +13,12 @@
 #[allow(dead_code)]
 mod dunst;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use elicit_tests::home::{Home, Reaper, owner_pid};
 use elicit_tests::mcp::{Host, fake};
 use elicit_tests::{Daemon, PrivateBus, TestFrontend, Xvfb, asker_name, binary, eventually, printed, within};
 use serde_json::{Value, json};
@@ -129,6 +131,49 @@ async fn with_no_config_and_no_gtk_a_notification_answers_the_form() {
     dunst.choose("accept").await;
     let (answer, code) = printed(asked).await;
     assert_eq!(answer, json!({"action": "accept", "content": {}}));
+    assert_eq!(code, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_daemon_started_by_d_bus_activation_shows_the_form_with_the_sessions_display() {
+    // A login session's bus that starts the real daemon, with no config.
+    let home = Home::new();
+    let bus = home.session();
+    let dunst = Dunst::start(&bus).await;
+    let bin = installed(bus.dir(), &["elicit-notify"]);
+    let conn = bus.connect().await;
+    // What a desktop session does at login (`dbus-update-activation-
+    // environment DISPLAY`): the daemon, started later, learns the display
+    // from its activation environment alone.
+    let dbus = zbus::fdo::DBusProxy::new(&conn).await.expect("dbus proxy");
+    let path = bin.display().to_string();
+    dbus.update_activation_environment(HashMap::from([
+        ("DISPLAY", dunst.display()),
+        ("PATH", path.as_str()),
+    ]))
+    .await
+    .expect("UpdateActivationEnvironment");
+    // Without --bus, as a script runs it: the call activates elicitd.
+    let asked = tokio::process::Command::new(binary("elicit"))
+        .args(["ask", "--message", "Deploy now?"])
+        .env("DBUS_SESSION_BUS_ADDRESS", bus.address())
+        .env("XDG_STATE_HOME", home.state())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("elicit ask starts");
+    dunst.wait_displayed(&conn, 1).await;
+    let _reaper = owner_pid(&bus).await.map(Reaper);
+    dunst.choose("accept").await;
+    let (answer, code) = printed(asked).await;
+    assert_eq!(
+        answer,
+        json!({"action": "accept", "content": {}}),
+        "{}",
+        home.log()
+    );
     assert_eq!(code, Some(0));
 }
 
