@@ -230,6 +230,14 @@ mod tests {
         // The example names the standard rules directories to show the
         // syntax; unset is what the default means.
         every_setting.policy.rules_dirs = None;
+        // The built-in front-end programs, written out, are what no
+        // `program` at all means.
+        assert_eq!(
+            every_setting.frontends.programs_in_order(),
+            Config::default().frontends.programs_in_order(),
+            "{uncommented}"
+        );
+        every_setting.frontends.program = None;
         assert_eq!(every_setting, Config::default(), "{uncommented}");
     }
 
