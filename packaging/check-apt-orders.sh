@@ -62,8 +62,8 @@ try() {
   before=$(mktemp)
   in_root dpkg-query -W -f '${Package}\n' | sort >"$before"
   # Through sh, so that a glob is expanded as a shell expands it.
-  in_root sh -c "cd /tmp/debs && apt-get install -y -qq $*" >/dev/null ||
-    die "$way: apt-get install $*"
+  in_root sh -c "cd /tmp/debs && apt-get install -y -qq $*" >"$root/tmp/apt.log" 2>&1 ||
+    { tail -n 20 "$root/tmp/apt.log"; die "$way: apt-get install $*"; }
   added=$(in_root dpkg-query -W -f '${Package}\n' | sort | comm -13 "$before" -)
   rm -f "$before"
   echo "$way (apt-get install $*): apt added $(echo "$added" | wc -l) packages"
