@@ -34,7 +34,8 @@ local_repository() {
   mkdir -p "$repo"
   cp "$daemon_deb" "$repo/"
   {
-    dpkg-deb --field "$daemon_deb"
+    # The control file, without the blank line that ends it in a package.
+    dpkg-deb --field "$daemon_deb" | sed '/^$/d'
     echo "Filename: ./$daemon"
     echo "Size: $(stat -c %s "$daemon_deb")"
     echo "SHA256: $(sha256sum "$daemon_deb" | cut -d' ' -f1)"
