@@ -112,7 +112,13 @@ echo "$needed" | tr ',' '\n' | sed 's/^ *//' | while read -r lib op version; do
   dpkg --compare-versions "$declared" ge "$version" ||
     { echo "check-deb: elicitd declares $lib (>= $declared), the binaries need $version" >&2; exit 1; }
 done || failed=1
-echo "elicit-gtk Depends: $(dpkg-deb --field "$gtk_deb" Depends)"
+gtk_depends=$(dpkg-deb --field "$gtk_deb" Depends)
+echo "elicit-gtk Depends: $gtk_depends"
+# Its own session bus first, before GTK's (see frontends/gtk/Cargo.toml).
+case $gtk_depends in
+  "dbus-x11 | dbus-session-bus, "*) ;;
+  *) fail "elicit-gtk's Depends does not begin with dbus-x11 | dbus-session-bus" ;;
+esac
 
 "$root/elicitd/usr/bin/elicit" --version
 

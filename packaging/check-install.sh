@@ -2,7 +2,9 @@
 # CI (as root): installs both Debian packages with apt into a clean Debian 12
 # root (debootstrap --variant=minbase bookworm, no systemd) with the plain
 # `apt-get install ./elicitd_*.deb ./elicit-gtk_*.deb`, prints every
-# package apt added and fails if systemd came with them; then, as a
+# package apt added and fails if systemd came with them (and first, with
+# packaging/check-apt-orders.sh, the other order, a glob and elicit-gtk
+# alone, each in a fresh root); then, as a
 # normal user with dbus-launch sessions: D-Bus activation, `elicit ask`
 # answered by `elicit answer`, a private state directory, the daemon leaving
 # with its bus, a second session starting cleanly; then `apt-get purge`
@@ -24,6 +26,10 @@ step() { printf '\n== %s\n' "$*"; }
 die() { echo "check-install: FAILED: $*" >&2; exit 1; }
 command -v systemd-analyze >/dev/null || die "systemd-analyze is missing (apt-get install systemd)"
 . packaging/debian-root.sh
+
+step "a session bus without systemd, whatever the order the packages are named in"
+# Four ways, each in a clean root of its own (check-apt-orders.sh).
+packaging/check-apt-orders.sh "$daemon_deb" "$gtk_deb" || die "the packages in another order (above)"
 
 step "a clean bookworm root"
 debian_root bookworm "$cache"
@@ -95,6 +101,8 @@ has_form() { [ -n "$(form)" ]; }
 within 20 "D-Bus activation to queue the form" has_form
 elicit status || die "elicit status"
 elicit status | grep -q "log: *$state/elicitd.log" || die "elicit status does not point to the log file"
+# No display here: nothing shows the form, and status says so.
+elicit status | grep -q "No front-end is running" || die "elicit status does not say that no front-end runs"
 pid=$(cat "$state/elicitd.pid")
 [ "$(readlink "/proc/$pid/exe")" = /usr/bin/elicitd ] || die "the activated daemon is not /usr/bin/elicitd"
 elicit answer "$(form)" --accept '{"ok": true}' || die "elicit answer"

@@ -28,6 +28,8 @@ debian_root_cleanup() {
   done
   rm -rf --one-file-system "$root"
   root=""
+  # A later debian_root (check-apt-orders.sh makes several) starts afresh.
+  debian_root_mounts=()
 }
 
 debian_root() {

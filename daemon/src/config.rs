@@ -10,7 +10,7 @@ use crate::durable::SyncMode;
 
 mod frontends;
 
-pub use frontends::{FrontendConfig, Invalid, Program};
+pub use frontends::{Facts, FrontendConfig, Invalid, Program, eligible, needs_notifications};
 
 /// Everything the daemon reads from `$XDG_CONFIG_HOME/elicitd/config.toml`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -236,6 +236,14 @@ mod tests {
         // The example names the standard rules directories to show the
         // syntax; unset is what the default means.
         every_setting.policy.rules_dirs = None;
+        // The built-in front-end programs, written out, are what no
+        // `program` at all means.
+        assert_eq!(
+            every_setting.frontends.programs_in_order(),
+            Config::default().frontends.programs_in_order(),
+            "{uncommented}"
+        );
+        every_setting.frontends.program = None;
         assert_eq!(every_setting, Config::default(), "{uncommented}");
     }
 
@@ -262,8 +270,9 @@ mod tests {
             [[frontends.program]]\nname = \"tui\"\ncommand = [\"foot\", \"elicit-tui\"]\n";
         std::fs::write(&path, programs).expect("write");
         let config = Config::load(&path).expect("valid");
-        assert_eq!(config.frontends.program[0].when, Condition::Display);
-        assert_eq!(config.frontends.program[1].when, Condition::Always);
+        let read = config.frontends.program.unwrap_or_default();
+        assert_eq!(read[0].when, Condition::Display);
+        assert_eq!(read[1].when, Condition::Always);
         // A condition that does not exist names the key and the choices.
         std::fs::write(&path, programs.replace("display", "screen")).expect("write");
         let error = Config::load(&path).expect_err("bad condition").to_string();

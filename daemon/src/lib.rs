@@ -166,7 +166,15 @@ async fn run(args: Args, state_dir: PathBuf) -> anyhow::Result<()> {
     } else {
         None
     };
-    let mut driver = Driver::new(config, store.clone(), conn.clone(), rules, exit_on_idle.is_some()).await?;
+    let mut driver = Driver::new(
+        config,
+        store.clone(),
+        conn.clone(),
+        args.bus.clone(),
+        rules,
+        exit_on_idle.is_some(),
+    )
+    .await?;
     let (sessions, forms) = driver.restore(loaded).await?;
     let handle = driver.handle();
     conn.object_server()

@@ -290,6 +290,12 @@ pub trait Request1 {
     #[zbus(signal)]
     fn response(&self, action: &str, content_json: &str, details: Dict) -> zbus::Result<()>;
 
+    /// No front-end shows the form and none could be started for it;
+    /// `why` says why. Sent to the session owner alone, once while the
+    /// form waits so, so that it can tell its user where to answer.
+    #[zbus(signal)]
+    fn unseen(&self, why: &str) -> zbus::Result<()>;
+
     /// The owner has the answer; the daemon forgets its content.
     fn acknowledge(&self) -> zbus::Result<()>;
 

@@ -92,6 +92,19 @@ impl Error {
         matches!(self, Error::Stopping(_) | Error::Bus(_))
     }
 
+    /// What a person asking through the broker is told: a broker that is
+    /// gone or going is not reachable (it may not run); one that answered
+    /// but could not store the form says so and why; anything else is a
+    /// refusal, in the broker's words. The one place an asker's error
+    /// becomes a sentence (`elicit ask`, the proxy's replies to servers).
+    pub fn explained(&self) -> String {
+        match self {
+            Error::Storage(detail) => format!("elicitd could not store the form: {detail}"),
+            Error::Stopping(_) | Error::Bus(_) => format!("cannot reach elicitd (is it running?): {self}"),
+            other => format!("elicitd refused the request: {other}"),
+        }
+    }
+
     /// The text without the variant's prefix, as sent over D-Bus.
     pub fn detail(&self) -> String {
         match self {
@@ -141,6 +154,29 @@ mod tests {
             "{back:?}"
         );
         assert!(back.broker_unreachable());
+    }
+
+    #[test]
+    fn each_kind_of_failure_is_explained_as_what_it_is() {
+        let storage = received(
+            "dev.elicitd.Error.Storage",
+            "No space left on device (os error 28)",
+        );
+        assert_eq!(
+            storage.explained(),
+            "elicitd could not store the form: No space left on device (os error 28)"
+        );
+        let gone = received("org.freedesktop.DBus.Error.ServiceUnknown", "no elicitd");
+        assert!(
+            gone.explained().starts_with("cannot reach elicitd"),
+            "{}",
+            gone.explained()
+        );
+        let limit = received("dev.elicitd.Error.LimitExceeded", "too many forms");
+        assert_eq!(
+            limit.explained(),
+            "elicitd refused the request: limit exceeded: too many forms"
+        );
     }
 
     #[test]

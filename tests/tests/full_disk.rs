@@ -193,6 +193,19 @@ async fn a_full_state_dir_changes_nothing_and_service_resumes_once_space_is_free
     // a reply.
     let (_c_conn, refused_session) = session(&bus, "late").await;
     assert_no_space("OpenSession on a full disk", refused_session.map(|_| ()));
+    // `elicit ask` says what happened: the daemon answered, and could not
+    // store the form; it is not "unreachable".
+    let asked = Command::new(elicit_tests::binary("elicit"))
+        .args(["--bus", bus.address(), "ask", "--message", "Deploy?"])
+        .output()
+        .expect("elicit ask runs");
+    let said = String::from_utf8_lossy(&asked.stderr);
+    assert_eq!(asked.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("elicitd could not store the form: ") && said.contains("No space left on device"),
+        "{said}"
+    );
+    assert!(!said.contains("cannot reach"), "{said}");
     let status = Command::new(elicit_tests::binary("elicit"))
         .args(["--bus", bus.address(), "status"])
         .output()

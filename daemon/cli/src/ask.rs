@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use elicit_client::{ClientSession, connect};
-use elicit_proto::Action;
+use elicit_client::{ClientSession, FormEvent, connect};
 use elicit_proto::dbus::Origin;
+use elicit_proto::{Action, Error};
 use serde_json::json;
 
 use crate::input::read_capped;
@@ -21,13 +21,9 @@ pub struct Args {
     #[arg(long)]
     message: String,
     /// A JSON Schema file (the `requestedSchema`) for a form; `-` for
-    /// standard input.
-    #[arg(
-        long,
-        value_name = "FILE",
-        conflicts_with = "url",
-        required_unless_present = "url"
-    )]
+    /// standard input. Without it (and without --url) the user is asked to
+    /// confirm MESSAGE: a form with no fields, accepted or declined.
+    #[arg(long, value_name = "FILE", conflicts_with = "url")]
     schema: Option<PathBuf>,
     /// A URL the user is asked to consent to open.
     #[arg(long)]
@@ -84,7 +80,12 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
             "url": url,
             "elicitationId": format!("elicit-ask-{}", std::process::id()),
         }),
-        (None, None) => anyhow::bail!("give --schema or --url"),
+        // A yes/no question: the empty object schema is MCP's confirmation.
+        (None, None) => json!({
+            "mode": "form",
+            "message": args.message,
+            "requestedSchema": {"type": "object", "properties": {}},
+        }),
     };
     let conn = connect(bus).await.context("cannot reach the bus")?;
     let origin = Origin {
@@ -96,9 +97,13 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
         pid: Some(std::process::id()),
         ..Origin::default()
     };
-    let mut session = ClientSession::open(&conn, &origin)
-        .await
-        .context("cannot reach elicitd (is it running?)")?;
+    let mut session = match ClientSession::open(&conn, &origin).await {
+        Ok(session) => session,
+        Err(error) => {
+            crate::out::esay!("elicit: {}", error.explained());
+            return Ok(ExitCode::from(1));
+        }
+    };
     // Unique to this run, so that a retry after a daemon restart is
     // recognised as the same submission and never queued twice.
     let started = std::time::SystemTime::now()
@@ -111,6 +116,10 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
         .await
     {
         Ok(form) => form,
+        Err(error @ (Error::Storage(_) | Error::Stopping(_) | Error::Bus(_))) => {
+            crate::out::esay!("elicit: {}", error.explained());
+            return Ok(ExitCode::from(1));
+        }
         Err(error) => {
             let why = error.detail();
             let text = elicit_i18n::fill(
@@ -121,7 +130,28 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    let outcome = session.wait(&form).await?;
+    let outcome = loop {
+        match session.wait_event().await {
+            Ok(FormEvent::Answered(answered, outcome)) if answered == form => break outcome,
+            // A headless machine: the user at this terminal learns where
+            // the form can be answered, rather than waiting on nothing.
+            Ok(FormEvent::Unseen(unseen, why)) if unseen == form => {
+                let id = form.as_str().rsplit('/').next().unwrap_or_default();
+                let text = elicit_i18n::fill(
+                    &elicit_i18n::tr(
+                        "no front-end shows form {id} ({why}); answer it with elicit-tui, or `elicit answer {id}`",
+                    ),
+                    &[("id", &id), ("why", &why)],
+                );
+                crate::out::esay!("elicit: {text}");
+            }
+            Ok(_) => {}
+            Err(error) => {
+                crate::out::esay!("elicit: {}", error.explained());
+                return Ok(ExitCode::from(1));
+            }
+        }
+    };
     let mut result = json!({"action": outcome.action});
     if let Some(content) = outcome.content {
         result["content"] = content;

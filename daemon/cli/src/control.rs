@@ -265,10 +265,11 @@ pub async fn status(bus: Option<&str>) -> anyhow::Result<ExitCode> {
         }
     };
     say!("elicitd {version}");
+    let frontends = broker.frontends().await?;
     let rows = [
         (tr("pending forms:"), broker.pending().await?),
         (tr("sessions:"), broker.sessions().await?),
-        (tr("front-ends:"), broker.frontends().await?),
+        (tr("front-ends:"), frontends),
     ];
     // The numbers line up whatever the words' lengths in this language.
     let width = rows
@@ -279,6 +280,16 @@ pub async fn status(bus: Option<&str>) -> anyhow::Result<ExitCode> {
     for (label, count) in rows {
         let pad = width - label.chars().count();
         say!("{label}{:pad$} {count}", "");
+    }
+    if frontends == 0 {
+        // Forms then wait unseen unless the daemon can start a program:
+        // say so, and where to answer them.
+        say!(
+            "{}",
+            tr(
+                "No front-end is running: forms wait until one starts. Answer them in a terminal with elicit-tui, or with `elicit list` and `elicit answer`."
+            )
+        );
     }
     if let Some(lines) = log_line() {
         for line in lines.lines() {

@@ -91,6 +91,11 @@ pub async fn run(args: Args, bus: Option<&str>) -> anyhow::Result<ExitCode> {
     };
     let conn = connect(Some(&address)).await?;
     if !broker_running(&conn).await {
+        // The demo's front-end is the TUI it starts: the daemon must not
+        // open a GTK window or notifications of its own for the examples
+        // that come before the TUI has registered.
+        std::fs::write(dir.join("config.toml"), "[frontends]\nprogram = []\n")
+            .context("cannot write the demo's config")?;
         let child = Command::new(sibling("elicitd"))
             .arg("--bus")
             .arg(&address)

@@ -11,4 +11,4 @@ pub mod discovery;
 mod session;
 
 pub use connect::{ASKER_ADDRESS_PREFIX, connect};
-pub use session::{ClientSession, Outcome};
+pub use session::{ClientSession, FormEvent, Outcome};

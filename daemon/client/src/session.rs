@@ -29,6 +29,16 @@ pub struct Outcome {
     pub answered_by: String,
 }
 
+/// What reached a session's owner about one of its forms.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormEvent {
+    /// The form's outcome, acknowledged.
+    Answered(OwnedObjectPath, Outcome),
+    /// Nobody shows the form and no front-end program could be started
+    /// for it; the text says why (`Request1.Unseen`).
+    Unseen(OwnedObjectPath, String),
+}
+
 /// One broker session owned by this connection.
 ///
 /// End it with [`ClientSession::close`]: acknowledgements are sent without
@@ -52,6 +62,9 @@ pub struct ClientSession {
     daemon: Option<String>,
     /// Outcomes that arrived for other forms while waiting for one.
     early: HashMap<String, Outcome>,
+    /// `Unseen` notices not yet handed over, oldest first, at most
+    /// [`UNSEEN_KEPT`].
+    unseen: std::collections::VecDeque<(String, String)>,
     /// Forms acknowledged without waiting for the reply, newest last.
     unconfirmed: Vec<OwnedObjectPath>,
     /// When to call the broker's name, which starts a daemon by D-Bus
@@ -65,6 +78,10 @@ pub struct ClientSession {
 fn forms_namespace(session_path: &str) -> String {
     format!("{session_path}/form")
 }
+
+/// How many `Unseen` notices wait to be handed over; the broker sends one
+/// per form, and an owner that never asks for them loses the oldest.
+const UNSEEN_KEPT: usize = 64;
 
 /// How many fire-and-forget acknowledgements [`ClientSession::close`]
 /// confirms; older ones were processed long before.
@@ -89,11 +106,11 @@ impl ClientSession {
         // issued the token is the one to believe.
         let ((path, resume_token), daemon) = open_session(conn, origin).await?;
         let id = path.as_str().rsplit('/').next().unwrap_or_default().to_owned();
-        // Subscribe before the first submission: a policy may answer at once.
+        // Subscribe before the first submission: a policy may answer at
+        // once. Every signal of the forms' interface: `Response`, `Unseen`.
         let rule = MatchRule::builder()
             .msg_type(zbus::message::Type::Signal)
             .interface("dev.elicitd.Request1")?
-            .member("Response")?
             .path_namespace(forms_namespace(path.as_str()))?
             .build();
         let responses = MessageStream::for_match_rule(rule, conn, Some(256)).await?;
@@ -106,6 +123,7 @@ impl ClientSession {
             daemon_changes,
             daemon: Some(daemon),
             early: HashMap::new(),
+            unseen: std::collections::VecDeque::new(),
             unconfirmed: Vec::new(),
             poke_at: None,
         })
@@ -230,6 +248,25 @@ impl ClientSession {
         }
     }
 
+    /// Waits for what comes next about this session's forms: an outcome
+    /// (acknowledged, as [`ClientSession::wait_any`] does), or an
+    /// `Unseen` notice, whichever arrived first.
+    pub async fn wait_event(&mut self) -> Result<FormEvent, Error> {
+        loop {
+            if let Some((path, why)) = self.unseen.pop_front() {
+                let form = OwnedObjectPath::try_from(path).map_err(zbus::Error::from)?;
+                return Ok(FormEvent::Unseen(form, why));
+            }
+            let arrived = self.early.keys().next().cloned();
+            if let Some(path) = arrived {
+                let form = OwnedObjectPath::try_from(path).map_err(zbus::Error::from)?;
+                let outcome = self.take_early(&form).await?;
+                return Ok(FormEvent::Answered(form, outcome));
+            }
+            self.next_signal().await?;
+        }
+    }
+
     /// Acknowledges an outcome that arrived and hands it over.
     async fn take_early(&mut self, form: &OwnedObjectPath) -> Result<Outcome, Error> {
         // The outcome is here and durable in the daemon; its erasure need
@@ -268,7 +305,18 @@ impl ClientSession {
                 let ours = format!("{}/", forms_namespace(self.path.as_str()));
                 let Some(path) = header.path().map(|p| p.to_string()).filter(|p| p.starts_with(&ours)) else { return Ok(()) };
                 if !from_daemon {
-                    tracing::warn!(%path, "ignored a Response signal not sent by the broker");
+                    tracing::warn!(%path, "ignored a signal not sent by the broker");
+                    return Ok(());
+                }
+                if header.member().is_some_and(|m| m.as_str() == "Unseen") {
+                    let why: String = message.body().deserialize()?;
+                    if self.unseen.len() == UNSEEN_KEPT {
+                        self.unseen.pop_front();
+                    }
+                    self.unseen.push_back((path, why));
+                    return Ok(());
+                }
+                if header.member().is_none_or(|m| m.as_str() != "Response") {
                     return Ok(());
                 }
                 let (action, content_json, details): (String, String, Dict) = message.body().deserialize()?;

@@ -71,15 +71,26 @@ impl Actor {
                     let cancel = Cancel::new();
                     // Submitted here, not in the task: the broker gets the
                     // forms in the order the core asked them.
-                    let reply = self
-                        .broker
-                        .submit(params.to_string(), timeout_secs, cancel.clone());
+                    let (reply, unseen) =
+                        self.broker
+                            .submit(params.to_string(), timeout_secs, cancel.clone());
                     self.asks.insert(ask, cancel);
                     self.asked.set(self.asks.len());
                     let inputs = self.inputs.clone();
                     self.tasks.spawn(async move {
                         let reply = reply.await;
                         let _ = inputs.send(Input::Reply { ask, reply });
+                    });
+                    // Ends unsent once the form has its outcome.
+                    let inputs = self.inputs.clone();
+                    self.tasks.spawn(async move {
+                        if let Ok(notice) = unseen.await {
+                            let _ = inputs.send(Input::Unseen {
+                                ask,
+                                form: notice.form,
+                                why: notice.why,
+                            });
+                        }
                     });
                 }
                 Effect::Withdraw(ask) => {

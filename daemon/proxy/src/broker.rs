@@ -20,7 +20,7 @@ use tokio::task::{AbortHandle, JoinSet};
 use zbus::zvariant::OwnedObjectPath;
 
 use super::cancel::Cancel;
-use elicit_client::{ClientSession, Outcome, connect};
+use elicit_client::{ClientSession, FormEvent, connect};
 
 pub use super::decide::Reply;
 
@@ -30,6 +30,17 @@ struct Job {
     timeout_secs: Option<u64>,
     cancel: Cancel,
     reply: oneshot::Sender<Reply>,
+    unseen: oneshot::Sender<Unseen>,
+}
+
+/// The broker's word that nobody shows a submitted form, and no front-end
+/// program could be started for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unseen {
+    /// The form's id, as `elicit list` and `elicit answer` name it.
+    pub form: String,
+    /// Why, in the broker's words.
+    pub why: String,
 }
 
 enum Message {
@@ -59,29 +70,37 @@ impl Broker {
     /// Submits `request_json` (`elicitation/create` params) at once, in
     /// the order of the calls; the future resolves to the outcome.
     /// `cancel` withdraws the form; after `timeout_secs` the broker cancels
-    /// it (reason `timeout`) and the answer is `cancel`.
+    /// it (reason `timeout`) and the answer is `cancel`. The receiver gets
+    /// the broker's word if the form waits with nobody to show it (it is
+    /// dropped unsent otherwise).
     pub fn submit(
         &self,
         request_json: String,
         timeout_secs: Option<u64>,
         cancel: Cancel,
-    ) -> impl Future<Output = Reply> + Send + 'static {
+    ) -> (
+        impl Future<Output = Reply> + Send + 'static,
+        oneshot::Receiver<Unseen>,
+    ) {
         let (reply, answer) = oneshot::channel();
+        let (unseen, unseen_rx) = oneshot::channel();
         let job = Job {
             request_json,
             timeout_secs,
             cancel,
             reply,
+            unseen,
         };
         let sent = self.messages.send(Message::Ask(job)).is_ok();
-        async move {
+        let reply = async move {
             if !sent {
                 return Reply::Unavailable("the broker task has stopped".into());
             }
             answer
                 .await
                 .unwrap_or_else(|_| Reply::Unavailable("the broker task has stopped".into()))
-        }
+        };
+        (reply, unseen_rx)
     }
 
     /// The host is gone: the session's bus connection closes at once, so
@@ -106,6 +125,8 @@ pub const SESSION_LINGER: std::time::Duration = std::time::Duration::from_secs(1
 /// A submitted form waiting for its outcome.
 struct Pending {
     reply: oneshot::Sender<Reply>,
+    /// Taken when the broker says nobody shows the form.
+    unseen: Option<oneshot::Sender<Unseen>>,
     /// Reports the asker's cancellation to the actor; aborted once the
     /// form has its outcome.
     watcher: AbortHandle,
@@ -167,8 +188,15 @@ impl Actor {
                     None => break,
                 },
                 Some(form) = self.cancelled_rx.recv() => self.withdraw(&form).await,
-                outcome = next_outcome(self.session.as_mut()), if waiting => match outcome {
-                    Ok((form, outcome)) => {
+                event = next_event(self.session.as_mut()), if waiting => match event {
+                    Ok(FormEvent::Unseen(form, why)) => {
+                        let sender = self.pending.get_mut(form.as_str()).and_then(|p| p.unseen.take());
+                        if let Some(sender) = sender {
+                            let id = form.as_str().rsplit('/').next().unwrap_or_default().to_owned();
+                            let _ = sender.send(Unseen { form: id, why });
+                        }
+                    }
+                    Ok(FormEvent::Answered(form, outcome)) => {
                         if let Some(pending) = self.pending.remove(form.as_str()) {
                             pending.watcher.abort();
                             let _ = pending.reply.send(Reply::Answered {
@@ -209,8 +237,14 @@ impl Actor {
                     self.conn = Some(conn);
                     self.session = Some(opened);
                 }
-                Err(error) => {
+                Err(error) if error.broker_unreachable() => {
                     let _ = job.reply.send(Reply::Unavailable(error.to_string()));
+                    return;
+                }
+                // The broker answered (a full disk, a limit): a refusal,
+                // not a broker that cannot be reached.
+                Err(error) => {
+                    let _ = job.reply.send(refused(&error));
                     return;
                 }
             }
@@ -232,11 +266,7 @@ impl Actor {
                 return;
             }
             Err(error) => {
-                let refused = Reply::Refused {
-                    code: error.jsonrpc_code(),
-                    detail: error.detail(),
-                };
-                let _ = job.reply.send(refused);
+                let _ = job.reply.send(refused(&error));
                 return;
             }
         };
@@ -251,6 +281,7 @@ impl Actor {
             form.to_string(),
             Pending {
                 reply: job.reply,
+                unseen: Some(job.unseen),
                 watcher,
             },
         );
@@ -310,11 +341,23 @@ impl Actor {
     }
 }
 
-async fn next_outcome(
-    session: Option<&mut ClientSession>,
-) -> Result<(OwnedObjectPath, Outcome), elicit_proto::Error> {
+/// The broker refused a form: the JSON-RPC error the server gets. A
+/// storage failure says that elicitd could not store the form (the bare
+/// detail, "No space left on device", would not say whose disk).
+fn refused(error: &elicit_proto::Error) -> Reply {
+    let detail = match error {
+        elicit_proto::Error::Storage(_) => error.explained(),
+        other => other.detail(),
+    };
+    Reply::Refused {
+        code: error.jsonrpc_code(),
+        detail,
+    }
+}
+
+async fn next_event(session: Option<&mut ClientSession>) -> Result<FormEvent, elicit_proto::Error> {
     match session {
-        Some(session) => session.wait_any().await,
+        Some(session) => session.wait_event().await,
         None => std::future::pending().await,
     }
 }

@@ -44,4 +44,10 @@ impl RequestIface {
         content_json: &str,
         details: Dict,
     ) -> zbus::Result<()>;
+
+    /// Nobody shows the form, and no front-end program could be started
+    /// for it: `why` says why, for the owner to tell its user where to
+    /// answer. Sent to the session owner alone, once while it waits so.
+    #[zbus(signal)]
+    pub async fn unseen(emitter: &SignalEmitter<'_>, why: &str) -> zbus::Result<()>;
 }

@@ -26,6 +26,7 @@ mod restore;
 mod retire;
 mod sessions;
 pub mod state;
+mod unseen;
 
 #[cfg(test)]
 mod sim;
@@ -45,6 +46,7 @@ pub use io::{
     Registration, Remember, RememberTarget, Reply, ResponseSignal, Write,
 };
 pub use restore::Restored;
+pub use unseen::Unseen;
 
 use crate::config::Config;
 use state::State;

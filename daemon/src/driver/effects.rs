@@ -89,7 +89,7 @@ impl Driver {
             } => self.recall(bus_name, path, &session, form),
             Effect::Response(signal) => self.signals.send(Signal::Response(signal)),
             Effect::FormChanged(signal) => self.signals.send(Signal::FormChanged(signal)),
-            Effect::Launch(unwanted) => self.launcher.ensure_running(&unwanted),
+            Effect::Launch(unwanted) => self.launch(unwanted).await,
             Effect::Registered(bus_name) => self.launcher.registered(&bus_name),
             Effect::AwaitReturning(returning) => {
                 self.returning_until = self.launcher.await_returning(returning, RETURNING_FRONTENDS);

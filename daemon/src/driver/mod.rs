@@ -13,6 +13,7 @@ mod call_order;
 mod callers;
 mod effects;
 mod handle;
+mod launch;
 mod parses;
 mod signals;
 
@@ -76,6 +77,8 @@ pub struct Driver {
     handle: Handle,
     inputs: mpsc::UnboundedReceiver<Message>,
     launcher: Launcher,
+    /// Forms whose owners were told that nobody shows them.
+    told_unseen: HashSet<u64>,
     /// When the wait for returning front-ends ends.
     returning_until: Option<tokio::time::Instant>,
     next_call: CallId,
@@ -91,12 +94,14 @@ pub struct Driver {
 }
 
 impl Driver {
-    /// A driver serving on `conn` over `store`; `exit_on_idle` false keeps
+    /// A driver serving on `conn` (the bus `bus`, where not the session
+    /// bus of the environment) over `store`; `exit_on_idle` false keeps
     /// the daemon running when idle.
     pub async fn new(
         config: Config,
         store: Store,
         conn: Connection,
+        bus: Option<String>,
         rules: Option<Arc<Rules>>,
         exit_on_idle: bool,
     ) -> Result<Driver, Error> {
@@ -118,7 +123,8 @@ impl Driver {
         tasks.spawn(task);
         Ok(Driver {
             core,
-            launcher: Launcher::new(&config.frontends),
+            launcher: Launcher::new(&config.frontends, bus),
+            told_unseen: HashSet::new(),
             config,
             store,
             conn,

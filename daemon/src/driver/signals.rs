@@ -1,5 +1,5 @@
 //! Signals go out in the order the core raised them, through one task:
-//! `Response` to a session's owner alone, `FormChanged` to each watcher
+//! `Response` and `Unseen` to a session's owner alone, `FormChanged` to each watcher
 //! alone (a broadcast would reach every connection the bus admits, other
 //! users' included).
 
@@ -10,13 +10,15 @@ use zbus::object_server::SignalEmitter;
 use zbus::zvariant::Str;
 
 use crate::bus::{BrokerIface, RequestIface};
-use crate::core::{FormChangedSignal, ResponseSignal, action_name};
+use crate::core::{FormChangedSignal, ResponseSignal, Unseen, action_name};
 
 /// A signal waiting to be sent.
 #[derive(Debug)]
 pub(super) enum Signal {
     Response(ResponseSignal),
     FormChanged(FormChangedSignal),
+    /// `Unseen` to a form's owner alone, with why nobody shows it.
+    Unseen(Unseen, String),
 }
 
 /// The queue to the signal task.
@@ -64,6 +66,18 @@ async fn send_all(conn: zbus::Connection, mut signals: mpsc::UnboundedReceiver<S
                 if let Err(error) = sent {
                     // The owner may be gone for now; Redeliver brings it back.
                     tracing::warn!(form, %error, "could not send the response");
+                }
+            }
+            Signal::Unseen(Unseen { owner, session, form }, why) => {
+                let path = form_path(&session, &form.to_string());
+                let sent = async {
+                    let emitter = SignalEmitter::new(&conn, path.as_str())?
+                        .set_destination(BusName::try_from(owner.as_str())?);
+                    RequestIface::unseen(&emitter, &why).await
+                }
+                .await;
+                if let Err(error) = sent {
+                    tracing::debug!(form, %error, "Unseen not sent");
                 }
             }
             Signal::FormChanged(FormChangedSignal {

@@ -98,7 +98,7 @@ impl Core {
     /// Says `warning` on standard error, which reaches the host's log of
     /// this server where there is one, and as a `notifications/message` to
     /// the host, which hosts that show server logs display.
-    fn warn(&self, warning: String, out: &mut Out) {
+    pub(super) fn warn(&self, warning: String, out: &mut Out) {
         let note = self.host_logs(LOG_LEVEL).then(|| {
             message::notification(
                 "notifications/message",

@@ -94,6 +94,16 @@ pub enum Input {
         /// How many periods so far, from 1.
         progress: u64,
     },
+    /// The broker says nobody shows the form `ask`, and no front-end
+    /// program could be started for it.
+    Unseen {
+        /// The form, as [`Effect::Ask`] named it.
+        ask: AskId,
+        /// Its id in the broker, as `elicit answer` takes it.
+        form: String,
+        /// Why nobody shows it, in the broker's words.
+        why: String,
+    },
     /// The host left, or the relay ends: every form goes.
     HostLeft,
 }

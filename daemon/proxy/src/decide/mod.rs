@@ -25,6 +25,7 @@ mod rounds;
 mod server;
 mod task_forms;
 pub mod tasks;
+mod unseen;
 
 #[cfg(test)]
 mod tests;
@@ -174,6 +175,7 @@ impl Core {
             Input::Server(frame) => self.server_line(now, frame, &mut out),
             Input::Reply { ask, reply } => self.on_reply(now, ask, reply, &mut out),
             Input::Tick { keepalive, progress } => self.on_tick(keepalive, progress, &mut out),
+            Input::Unseen { ask, form, why } => self.on_unseen(ask, &form, &why, &mut out),
             Input::HostLeft => self.withdraw_everything(now, &mut out),
         }
         out.0

@@ -5,6 +5,7 @@
 mod era_2025_06;
 mod era_2025_11;
 mod era_2026;
+mod unseen;
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -61,6 +62,8 @@ pub(super) enum Step {
     HostBytes(&'static [u8]),
     Reply(u64, Reply),
     Tick(u64, u64),
+    /// The broker's word that nobody shows form (ask, broker id, why).
+    Unseen(u64, &'static str, &'static str),
     HostLeft,
 }
 
@@ -109,6 +112,11 @@ fn input(step: Step) -> Input {
         Step::HostBytes(b) => Input::Host(Frame::Line(b.to_vec())),
         Step::Reply(ask, reply) => Input::Reply { ask, reply },
         Step::Tick(keepalive, progress) => Input::Tick { keepalive, progress },
+        Step::Unseen(ask, form, why) => Input::Unseen {
+            ask,
+            form: form.to_owned(),
+            why: why.to_owned(),
+        },
         Step::HostLeft => Input::HostLeft,
     }
 }
