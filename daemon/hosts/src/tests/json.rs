@@ -248,14 +248,18 @@ fn clines_transport_object_gets_the_proxy() {
     let bench = Bench::new(Host::Cline, Scope::User, "cline_mcp_settings.json", &original);
     assert_eq!(bench.wrap().error, None);
     let wrapped = bench.text();
-    let before = "\"type\": \"stdio\",\n        \"command\": \"npx\",\n        \"args\": [\n          \"-y\",";
+    let before =
+        "\"type\": \"stdio\",\n        \"command\": \"npx\",\n        \"args\": [\n          \"-y\",";
     let after = "\"type\": \"stdio\",\n        \"command\": \"elicit\",\n        \"args\": [\n          \"proxy\",\n          \"--\",\n          \"npx\",\n          \"-y\",";
     assert!(original.contains(before), "{original}");
-    assert_eq!(wrapped, original.replacen(before, after, 1).replacen(
-        "\"command\": \"node\",\n      \"args\": [\"/path/to/server.js\"]",
-        "\"command\": \"elicit\",\n      \"args\": [\"proxy\", \"--\", \"node\", \"/path/to/server.js\"]",
-        1,
-    ));
+    assert_eq!(
+        wrapped,
+        original.replacen(before, after, 1).replacen(
+            "\"command\": \"node\",\n      \"args\": [\"/path/to/server.js\"]",
+            "\"command\": \"elicit\",\n      \"args\": [\"proxy\", \"--\", \"node\", \"/path/to/server.js\"]",
+            1,
+        )
+    );
     let remote = survey(&bench.file)
         .servers
         .into_iter()
