@@ -9,11 +9,17 @@
 //! wrapped); the hook given to `Bench::run_then` replaces that entry with
 //! the plain one before `wrap` runs, so what the host reads is the CLI's
 //! entry as `wrap` left it.
+//!
+//! The five CLIs of tests/src/agents/chat_hosts.rs (opencode, Qwen Code,
+//! Copilot CLI, Cline, Continue) go through `Bench::run_wrapped`: their
+//! own `mcp add` (or their documented file) gets the plain server, the
+//! real `elicit wrap HOST` wraps it (checked by tests/src/agents/wrapping.rs),
+//! and the accept case of tests/src/agents/cases.rs runs on the result.
 
 use std::path::Path;
 use std::process::Command;
 
-use elicit_tests::agents::{AGENT_DEADLINE, Agent, Ask, Bench, Server};
+use elicit_tests::agents::{AGENT_DEADLINE, Agent, Ask, Bench, Server, cases};
 use elicit_tests::{Event, binary};
 use serde_json::{Value, json};
 
@@ -178,4 +184,29 @@ async fn gemini_cli_from_a_config_only_elicit_wrap_touched() {
         );
     })
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opencode_from_a_config_only_elicit_wrap_touched() {
+    cases::answered_from_wrap(Agent::OpenCode).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn qwen_code_from_a_config_only_elicit_wrap_touched() {
+    cases::answered_from_wrap(Agent::Qwen).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copilot_cli_from_a_config_only_elicit_wrap_touched() {
+    cases::answered_from_wrap(Agent::Copilot).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cline_from_a_config_only_elicit_wrap_touched() {
+    cases::answered_from_wrap(Agent::Cline).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn continue_cli_from_a_config_only_elicit_wrap_touched() {
+    cases::answered_from_wrap(Agent::Continue).await;
 }

@@ -102,6 +102,7 @@ fn judge_remote(host: Host, entry: &Entry, key: &str, url: &str) -> Verdict {
         (Host::Claude | Host::VsCode | Host::Copilot, _, Some("http" | "streamable-http")) => true,
         (Host::Claude | Host::VsCode | Host::Copilot, _, _) => false,
         (Host::Opencode, _, Some("remote")) => true,
+        (Host::Cline, _, Some("http" | "streamable-http" | "streamableHttp")) => true,
         (Host::Cursor | Host::Windsurf | Host::Zed, _, None | Some("http" | "streamable-http")) => true,
         _ => false,
     };

@@ -33,12 +33,15 @@ pub enum Host {
     Goose,
     /// Continue.
     Continue,
+    /// Cline CLI (its `cline_mcp_settings.json`, which `cline mcp add`
+    /// writes; Cline inside VS Code is `VsCode`).
+    Cline,
     /// Claude Desktop (unofficial Linux builds).
     ClaudeDesktop,
 }
 
 /// Every host, in the order `elicit hosts` lists them.
-pub const ALL: [Host; 13] = [
+pub const ALL: [Host; 14] = [
     Host::Claude,
     Host::Codex,
     Host::Gemini,
@@ -51,6 +54,7 @@ pub const ALL: [Host; 13] = [
     Host::Copilot,
     Host::Goose,
     Host::Continue,
+    Host::Cline,
     Host::ClaudeDesktop,
 ];
 
@@ -70,6 +74,7 @@ impl Host {
             Host::Copilot => "copilot",
             Host::Goose => "goose",
             Host::Continue => "continue",
+            Host::Cline => "cline",
             Host::ClaudeDesktop => "claude-desktop",
         }
     }
@@ -172,6 +177,11 @@ pub struct Places {
     pub codex_home: PathBuf,
     /// `$COPILOT_HOME` [default: `~/.copilot`].
     pub copilot_home: PathBuf,
+    /// Cline's MCP settings: `$CLINE_MCP_SETTINGS_PATH` [default:
+    /// `$CLINE_DATA_DIR/settings/cline_mcp_settings.json`, where
+    /// `$CLINE_DATA_DIR` defaults to `$CLINE_DIR/data` and `$CLINE_DIR` to
+    /// `~/.cline`], as `@cline/shared`'s storage paths resolve it.
+    pub cline_settings: PathBuf,
     /// The project: the current directory.
     pub project: PathBuf,
 }
@@ -184,10 +194,17 @@ impl Places {
                 .map(PathBuf::from)
                 .filter(|path| path.is_absolute())
         };
+        let cline_data = var("CLINE_DATA_DIR").unwrap_or_else(|| {
+            var("CLINE_DIR")
+                .unwrap_or_else(|| home.join(".cline"))
+                .join("data")
+        });
         Places {
             config: var("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config")),
             codex_home: var("CODEX_HOME").unwrap_or_else(|| home.join(".codex")),
             copilot_home: var("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot")),
+            cline_settings: var("CLINE_MCP_SETTINGS_PATH")
+                .unwrap_or_else(|| cline_data.join("settings/cline_mcp_settings.json")),
             home,
             project,
         }
@@ -212,6 +229,7 @@ impl Places {
             Host::Copilot => vec![self.copilot_home.join("mcp-config.json")],
             Host::Goose => vec![config.join("goose/config.yaml")],
             Host::Continue => vec![home.join(".continue/config.yaml")],
+            Host::Cline => vec![self.cline_settings.clone()],
             Host::ClaudeDesktop => vec![config.join("Claude/claude_desktop_config.json")],
         };
         let in_project: Vec<&str> = match host {
@@ -268,6 +286,7 @@ mod tests {
             config: "/c".into(),
             codex_home: "/cx".into(),
             copilot_home: "/cp".into(),
+            cline_settings: "/cl/cline_mcp_settings.json".into(),
             project: "/p".into(),
         };
         assert_eq!(
@@ -277,6 +296,10 @@ mod tests {
         assert_eq!(
             places.files(Host::Copilot)[0].path,
             PathBuf::from("/cp/mcp-config.json")
+        );
+        assert_eq!(
+            places.files(Host::Cline)[0].path,
+            PathBuf::from("/cl/cline_mcp_settings.json")
         );
         assert_eq!(
             places.files(Host::Zed)[0].path,

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use super::chat_hosts::Entry;
 use super::{AGENT_DEADLINE, Agent, Ask, Bench, Events, Server};
 use crate::procs::kill;
 use crate::{Event, Shown, binary};
@@ -193,16 +194,35 @@ pub async fn answered(agent: Agent, action: &str) {
     let Some(mut bench) = Bench::new(agent).await else {
         return;
     };
-    answered_on(&mut bench, &Server::Stdio, action, "stdio").await;
+    answered_on(&mut bench, &Server::Stdio, action, "stdio", Entry::Documented).await;
 }
 
-async fn answered_on(bench: &mut Bench, server: &Server, action: &str, transport: &str) {
+/// As [`answered`] with `accept`, for the CLIs of chat_hosts.rs run from a
+/// config that only `elicit wrap` touched ([`Bench::run_wrapped`]).
+pub async fn answered_from_wrap(agent: Agent) {
+    let Some(mut bench) = Bench::new(agent).await else {
+        return;
+    };
+    answered_on(
+        &mut bench,
+        &Server::Stdio,
+        "accept",
+        "stdio, elicit wrap",
+        Entry::Plain,
+    )
+    .await;
+}
+
+async fn answered_on(bench: &mut Bench, server: &Server, action: &str, transport: &str, entry: Entry) {
     let agent = bench.agent;
     let ask = Ask {
         tool: Some(TOOL),
         timeout_secs: None,
     };
-    let mut run = bench.run(server, &ask).await;
+    let mut run = match entry {
+        Entry::Documented => bench.run(server, &ask).await,
+        Entry::Plain => bench.run_wrapped(server, &ask).await,
+    };
     let shown = show(bench, &mut run).await;
     assert_eq!(
         shown.request["mode"].as_str().unwrap_or("form"),
@@ -418,7 +438,14 @@ pub async fn over_http(agent: Agent) {
         .await
         .and_then(|v| v.as_str().map(str::to_owned))
         .expect("elicit serve prints its URL");
-    answered_on(&mut bench, &Server::Http(url), "accept", "http (elicit serve)").await;
+    answered_on(
+        &mut bench,
+        &Server::Http(url),
+        "accept",
+        "http (elicit serve)",
+        Entry::Documented,
+    )
+    .await;
 }
 
 /// The host gives up on its call (Codex's `tool_timeout_sec`, the SDK's

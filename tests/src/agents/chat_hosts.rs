@@ -8,12 +8,12 @@
 //! the fake model's Chat Completions (tests/peers/python/fake_model.py
 //! `chat`).
 //!
-//! Every server entry is written from [`wrapped_argv`], the documented
+//! The server entry is written from [`wrapped_argv`], the documented
 //! stdio entry (`elicit proxy -- npx -y @modelcontextprotocol/server-everything`):
-//! the agent's own command writes it as it would write any server. Once
-//! `elicit wrap` exists, [`configure`] can write [`unwrapped_argv`] instead
-//! and run `elicit wrap` on the file the agent wrote: the result must be
-//! the same entry.
+//! the agent's own command writes it as it would write any server. Or,
+//! [`Entry::Plain`], from [`unwrapped_argv`], the server as a user adds it
+//! before wrapping: then `elicit wrap` edits the file the agent wrote
+//! (wrapping.rs) before the agent runs (tests/tests/wrap_agents.rs).
 
 use std::path::Path;
 
@@ -28,6 +28,15 @@ const PROMPT: &str = "Call the MCP tool.";
 
 /// The model name every CLI is told to use (the fake answers any name).
 const MODEL: &str = "fake";
+
+/// Which command line the agent's config gets for the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    /// The documented entry, already behind `elicit proxy`: [`wrapped_argv`].
+    Documented,
+    /// The plain server, for `elicit wrap` to wrap: [`unwrapped_argv`].
+    Plain,
+}
 
 /// The documented stdio entry as one command line: `elicit proxy -- npx
 /// -y @modelcontextprotocol/server-everything`, read from the docs'
@@ -58,6 +67,8 @@ pub fn unwrapped_argv() -> Vec<String> {
 /// Writes `agent`'s model and `server` into its configuration under `home`
 /// (the fake model at `model`), running its own `mcp add` where it has one;
 /// `setup(program)` is a command with the environment the host itself gets.
+/// A stdio server gets the command line `entry` says.
+#[allow(clippy::too_many_arguments)] // one call site, Bench's
 pub async fn configure(
     agent: Agent,
     setup: &dyn Fn(&str) -> Command,
@@ -66,8 +77,12 @@ pub async fn configure(
     server: &Server,
     ask: &Ask,
     model: &str,
+    entry: Entry,
 ) {
-    let argv = wrapped_argv();
+    let argv = match entry {
+        Entry::Documented => wrapped_argv(),
+        Entry::Plain => unwrapped_argv(),
+    };
     let timeout_ms = ask.timeout_secs.map(|s| s * 1000);
     match agent {
         Agent::OpenCode => {

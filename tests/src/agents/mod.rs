@@ -15,6 +15,7 @@ pub mod chat_hosts;
 mod events;
 mod hosts;
 mod snippets;
+mod wrapping;
 
 pub use events::Events;
 pub use hosts::{Agent, Ask, Server};
@@ -121,6 +122,30 @@ impl Bench {
     /// configuration is written and before the host starts: a test that
     /// has `elicit wrap` make the configuration (tests/tests/wrap_agents.rs).
     pub async fn run_then(&self, server: &Server, ask: &Ask, configured: impl FnOnce(&Path)) -> Run {
+        self.start(server, ask, chat_hosts::Entry::Documented, configured)
+            .await
+    }
+
+    /// As [`Bench::run`] for the CLIs of chat_hosts.rs, from a config that
+    /// only `elicit wrap` touched: the agent's own `mcp add` (or its
+    /// documented file) gets the plain server, then the real `elicit wrap
+    /// HOST` wraps it, checked by wrapping.rs, then the agent starts.
+    pub async fn run_wrapped(&self, server: &Server, ask: &Ask) -> Run {
+        assert!(
+            self.agent.is_chat(),
+            "{} is wrapped by its test",
+            self.agent.name()
+        );
+        self.start(server, ask, chat_hosts::Entry::Plain, |_| {}).await
+    }
+
+    async fn start(
+        &self,
+        server: &Server,
+        ask: &Ask,
+        entry: chat_hosts::Entry,
+        configured: impl FnOnce(&Path),
+    ) -> Run {
         let home = self.bus.dir();
         let mut fake = None;
         let mut model_url = None;
@@ -156,7 +181,10 @@ impl Bench {
                 command
             };
             let model = model_url.as_deref().unwrap_or_default();
-            chat_hosts::configure(self.agent, &setup, home, &self.work, server, ask, model).await;
+            chat_hosts::configure(self.agent, &setup, home, &self.work, server, ask, model, entry).await;
+            if entry == chat_hosts::Entry::Plain {
+                wrapping::wrap_and_check(self.agent, &setup).await;
+            }
         }
         let mut command = self
             .agent

@@ -77,6 +77,7 @@ fn read_entry(host: Host, section: Section, prop: &ObjectProp<'_>) -> Found {
     match prop.value.as_object() {
         None => entry.odd = Some("it is not an object".to_owned()),
         Some(object) => {
+            let object = body(host, object);
             let (command, args) = match object.get("command").map(|p| &p.value) {
                 // Zed's older shape: `command: {path, args, env}`.
                 Some(Value::Object(inner)) => (inner.get("path").map(|p| &p.value), inner.get_array("args")),
@@ -195,9 +196,21 @@ pub fn edit(file: &HostFile, text: &str, changes: &[(Found, Change)]) -> Result<
     splices.apply(text)
 }
 
-/// The object holding the command and args: the entry, or Zed's older
-/// `command: {path, args}`; with the key of the program in it.
-fn command_holder<'a, 'b>(object: &'b Object<'a>) -> (&'b Object<'a>, &'static str) {
+/// The object that says how to start the server: the entry, or the
+/// `transport` object `cline mcp add` writes (`{"transport": {"type":
+/// "stdio", "command", "args"}}`; Cline also reads the flat shape).
+fn body<'a, 'b>(host: Host, object: &'b Object<'a>) -> &'b Object<'a> {
+    match object.get_object("transport") {
+        Some(transport) if host == Host::Cline => transport,
+        _ => object,
+    }
+}
+
+/// The object holding the command and args: the entry (or its
+/// [`body`]), or Zed's older `command: {path, args}`; with the key of the
+/// program in it.
+fn command_holder<'a, 'b>(host: Host, object: &'b Object<'a>) -> (&'b Object<'a>, &'static str) {
+    let object = body(host, object);
     match object.get_object("command") {
         Some(inner) => (inner, "path"),
         None => (object, "command"),
@@ -220,7 +233,7 @@ fn wrap_stdio(
         prepend(text, command, &head, splices);
         return Ok(());
     }
-    let (holder, key) = command_holder(object);
+    let (holder, key) = command_holder(host, object);
     let command = holder.get(key).ok_or("it has no command")?;
     splices.put(range(&command.value), quote(program));
     match holder.get_array("args") {
@@ -249,7 +262,7 @@ fn unwrap_stdio(
         drop_front(text, command, 3, splices);
         return Ok(());
     }
-    let (holder, key) = command_holder(object);
+    let (holder, key) = command_holder(host, object);
     let command = holder.get(key).ok_or("it has no command")?;
     splices.put(range(&command.value), quote(inner));
     let args = holder.get("args").ok_or("it has no args")?;

@@ -1,6 +1,6 @@
 //! JSON and JSONC: Claude Code (user, local and project scopes), Gemini
 //! CLI, Qwen Code, VS Code, Cursor, Windsurf, Zed (both command shapes),
-//! opencode, Copilot CLI, Claude Desktop.
+//! opencode, Copilot CLI, Cline CLI, Claude Desktop.
 
 use super::*;
 
@@ -102,6 +102,13 @@ const CASES: &[Case] = &[
         scope: Scope::User,
         wrapped: &["playwright"],
         left: &["context7"],
+    },
+    Case {
+        host: Host::Cline,
+        fixture: "home/.cline/data/settings/cline_mcp_settings.json",
+        scope: Scope::User,
+        wrapped: &["everything", "local-server"],
+        left: &["remote"],
     },
     Case {
         host: Host::ClaudeDesktop,
@@ -230,4 +237,36 @@ fn wrapping_and_unwrapping_server_by_server_still_gives_back_every_byte() {
     for case in CASES {
         server_by_server(case);
     }
+}
+
+/// `cline mcp add` nests the command in a `transport` object: that is
+/// where `elicit proxy --` goes, and nothing else of the entry moves.
+#[test]
+fn clines_transport_object_gets_the_proxy() {
+    let fixture_name = "home/.cline/data/settings/cline_mcp_settings.json";
+    let original = fixture(fixture_name);
+    let bench = Bench::new(Host::Cline, Scope::User, "cline_mcp_settings.json", &original);
+    assert_eq!(bench.wrap().error, None);
+    let wrapped = bench.text();
+    let before =
+        "\"type\": \"stdio\",\n        \"command\": \"npx\",\n        \"args\": [\n          \"-y\",";
+    let after = "\"type\": \"stdio\",\n        \"command\": \"elicit\",\n        \"args\": [\n          \"proxy\",\n          \"--\",\n          \"npx\",\n          \"-y\",";
+    assert!(original.contains(before), "{original}");
+    assert_eq!(
+        wrapped,
+        original.replacen(before, after, 1).replacen(
+            "\"command\": \"node\",\n      \"args\": [\"/path/to/server.js\"]",
+            "\"command\": \"elicit\",\n      \"args\": [\"proxy\", \"--\", \"node\", \"/path/to/server.js\"]",
+            1,
+        )
+    );
+    let remote = survey(&bench.file)
+        .servers
+        .into_iter()
+        .find(|s| s.name == "remote")
+        .expect("the remote entry");
+    let Verdict::Leave { reason } = remote.verdict else {
+        panic!("{:?}", remote.verdict)
+    };
+    assert!(reason.contains("not wrapped"), "{reason}");
 }
