@@ -148,6 +148,21 @@ fn host_lock(file: &HostFile, options: &Options) -> Result<Option<HostLock>, Err
     host_lock::acquire(&file.path, options.lock_wait).map(Some)
 }
 
+/// One attempt's reading of `file`, under the host's own lock where it has
+/// one (held until the returned guard drops): its text and its servers, or
+/// the report of why it cannot be edited.
+fn read_locked(
+    file: &HostFile,
+    options: &Options,
+) -> Result<(Option<HostLock>, String, Vec<Found>), Box<FileReport>> {
+    let failed = |error: String| Box::new(FileReport::failed(file, error));
+    let held = host_lock(file, options).map_err(|e| failed(e.to_string()))?;
+    let text = write::read(&file.path).map_err(|e| failed(e.to_string()))?;
+    let found = format::scan(file, &text)
+        .map_err(|reason| failed(format!("cannot be read, left as it is: {reason}")))?;
+    Ok((held, text, found))
+}
+
 fn wanted(options: &Options, found: &Found) -> bool {
     options.servers.is_empty() || options.servers.contains(&found.name)
 }
@@ -171,19 +186,9 @@ pub fn wrap(store: &Store, file: &HostFile, options: &Options) -> FileReport {
         Err(e) => return FileReport::failed(file, e),
     };
     for _ in 0..ATTEMPTS {
-        let _held = match host_lock(file, options) {
-            Ok(held) => held,
-            Err(e) => return FileReport::failed(file, e),
-        };
-        let text = match write::read(&file.path) {
-            Ok(text) => text,
-            Err(e) => return FileReport::failed(file, e),
-        };
-        let found = match format::scan(file, &text) {
-            Ok(found) => found,
-            Err(reason) => {
-                return FileReport::failed(file, format!("cannot be read, left as it is: {reason}"));
-            }
+        let (_held, text, found) = match read_locked(file, options) {
+            Ok(reading) => reading,
+            Err(report) => return *report,
         };
         let changes: Vec<(Found, Change)> = found
             .iter()
@@ -337,19 +342,9 @@ pub fn unwrap(store: &Store, file: &HostFile, options: &Options) -> FileReport {
         Err(e) => return FileReport::failed(file, e),
     };
     for _ in 0..ATTEMPTS {
-        let _held = match host_lock(file, options) {
-            Ok(held) => held,
-            Err(e) => return FileReport::failed(file, e),
-        };
-        let text = match write::read(&file.path) {
-            Ok(text) => text,
-            Err(e) => return FileReport::failed(file, e),
-        };
-        let found = match format::scan(file, &text) {
-            Ok(found) => found,
-            Err(reason) => {
-                return FileReport::failed(file, format!("cannot be read, left as it is: {reason}"));
-            }
+        let (_held, text, found) = match read_locked(file, options) {
+            Ok(reading) => reading,
+            Err(report) => return *report,
         };
         let saved = |f: &Found| {
             before
