@@ -125,26 +125,7 @@ fn host_edit(text: &str) -> String {
     format!("{}\n  \"hostEdit\": 1,{}", &text[..at], &text[at..])
 }
 
-#[test]
-fn every_json_fixture_round_trips() {
-    for case in CASES {
-        round_trip(case);
-    }
-}
-
-#[test]
-fn a_dry_run_writes_nothing() {
-    for case in CASES {
-        dry_run(case);
-    }
-}
-
-#[test]
-fn only_the_entries_come_back_when_the_host_edited_the_file() {
-    for case in CASES {
-        host_edits_between(case, host_edit);
-    }
-}
+every_fixture_checks!(CASES, host_edit);
 
 #[test]
 fn a_malformed_json_file_is_left_as_it_is() {
@@ -230,13 +211,6 @@ fn a_server_removed_by_the_user_leaves_no_backup_behind() {
     let report = bench.unwrap();
     assert_eq!(report.error, None);
     assert_eq!(bench.store.load(&bench.file.path).expect("load"), None);
-}
-
-#[test]
-fn wrapping_and_unwrapping_server_by_server_still_gives_back_every_byte() {
-    for case in CASES {
-        server_by_server(case);
-    }
 }
 
 /// `cline mcp add` nests the command in a `transport` object: that is

@@ -4,6 +4,40 @@
 //! wrap and unwrap (only the entries come back), and a malformed file
 //! (named, left byte-identical). The cases are in one file per format.
 
+/// The checks every format's fixtures go through, as tests of the module
+/// that calls it with its cases and its host edit.
+macro_rules! every_fixture_checks {
+    ($cases:expr, $host_edit:expr) => {
+        #[test]
+        fn every_fixture_round_trips() {
+            for case in $cases {
+                round_trip(case);
+            }
+        }
+
+        #[test]
+        fn wrapping_and_unwrapping_server_by_server_still_gives_back_every_byte() {
+            for case in $cases {
+                server_by_server(case);
+            }
+        }
+
+        #[test]
+        fn a_dry_run_writes_nothing() {
+            for case in $cases {
+                dry_run(case);
+            }
+        }
+
+        #[test]
+        fn only_the_entries_come_back_when_the_host_edited_the_file() {
+            for case in $cases {
+                host_edits_between(case, $host_edit);
+            }
+        }
+    };
+}
+
 mod json;
 mod toml;
 mod yaml;

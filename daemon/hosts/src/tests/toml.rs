@@ -23,33 +23,7 @@ fn host_edit(text: &str) -> String {
     format!("host_edit = 1\n{text}")
 }
 
-#[test]
-fn every_toml_fixture_round_trips() {
-    for case in CASES {
-        round_trip(case);
-    }
-}
-
-#[test]
-fn wrapping_and_unwrapping_server_by_server_still_gives_back_every_byte() {
-    for case in CASES {
-        server_by_server(case);
-    }
-}
-
-#[test]
-fn a_dry_run_writes_nothing() {
-    for case in CASES {
-        dry_run(case);
-    }
-}
-
-#[test]
-fn only_the_entries_come_back_when_the_host_edited_the_file() {
-    for case in CASES {
-        host_edits_between(case, host_edit);
-    }
-}
+every_fixture_checks!(CASES, host_edit);
 
 #[test]
 fn a_malformed_toml_file_is_left_as_it_is() {
