@@ -66,17 +66,28 @@ pub async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
 }
 
 /// Polls `condition` until it holds, failing the test after [`DEADLINE`].
-pub async fn eventually<F, Fut>(what: &str, mut condition: F)
+pub async fn eventually<F, Fut>(what: &str, condition: F)
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = bool>,
 {
-    within(what, async {
+    eventually_within(DEADLINE, what, condition).await;
+}
+
+/// Polls `condition` until it holds, failing the test after `deadline`:
+/// for a promise to the user shorter than [`DEADLINE`] (the tray's 2 s).
+pub async fn eventually_within<F, Fut>(deadline: Duration, what: &str, mut condition: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    let waited = tokio::time::timeout(deadline, async {
         while !condition().await {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     })
     .await;
+    assert!(waited.is_ok(), "timed out after {deadline:?} waiting for {what}");
 }
 
 /// A program on `PATH`.

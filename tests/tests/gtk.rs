@@ -964,18 +964,12 @@ async fn the_window_follows_the_portals_dark_preference() {
 }
 
 /// Waits up to 2 s for `condition`: the tray's promise to the user.
-async fn within_two_seconds<F, Fut>(what: &str, mut condition: F)
+async fn within_two_seconds<F, Fut>(what: &str, condition: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
-    let waited = tokio::time::timeout(std::time::Duration::from_secs(2), async {
-        while !condition().await {
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
-    })
-    .await;
-    assert!(waited.is_ok(), "not within 2 s: {what}");
+    elicit_tests::eventually_within(std::time::Duration::from_secs(2), what, condition).await;
 }
 
 /// Shows the tray in a real tray host (gtk-sni-tray-standalone, a bar

@@ -290,18 +290,12 @@ async fn plasma_do_not_disturb_holds_a_normal_notification_back() {
 }
 
 /// Waits up to 2 s for `condition`: the tray's promise to the user.
-async fn within_two_seconds<F, Fut>(what: &str, mut condition: F)
+async fn within_two_seconds<F, Fut>(what: &str, condition: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
-    let waited = tokio::time::timeout(Duration::from_secs(2), async {
-        while !condition().await {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    })
-    .await;
-    assert!(waited.is_ok(), "not within 2 s: {what}");
+    elicit_tests::eventually_within(Duration::from_secs(2), what, condition).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
