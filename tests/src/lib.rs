@@ -16,6 +16,7 @@ pub mod http;
 mod locale;
 pub mod mcp;
 pub mod node;
+pub mod notify;
 pub mod procs;
 pub mod ssh;
 mod tmux;

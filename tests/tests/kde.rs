@@ -23,7 +23,6 @@ mod watcher;
 use std::process::Stdio;
 use std::time::Duration;
 
-use elicit_proto::dbus::Broker1Proxy;
 use elicit_tests::{Daemon, PrivateBus, binary, eventually, list_forms, printed};
 use serde_json::json;
 
@@ -39,31 +38,6 @@ const CONFIG: &str = "[frontends]\npreference = [\"notify\"]\n";
 const NOTIFICATIONS: &str = "org.freedesktop.Notifications";
 const PATH: &str = "/org/freedesktop/Notifications";
 const KDE_MANAGER: &str = "org.kde.NotificationManager";
-
-/// Starts `elicit-notify` on `bus` with its standard error in `log`, and
-/// waits until it has registered.
-async fn start_notify(bus: &PrivateBus) -> (tokio::process::Child, std::path::PathBuf) {
-    let log = bus.dir().join("notify.log");
-    let child = tokio::process::Command::new(binary("elicit-notify"))
-        .arg("--bus")
-        .arg(bus.address())
-        .stdin(Stdio::null())
-        .stderr(std::fs::File::create(&log).expect("log file"))
-        .kill_on_drop(true)
-        .spawn()
-        .expect("elicit-notify starts");
-    let conn = bus.connect().await;
-    let broker = Broker1Proxy::builder(&conn)
-        .cache_properties(zbus::proxy::CacheProperties::No)
-        .build()
-        .await
-        .expect("proxy");
-    eventually("elicit-notify to register", || async {
-        broker.frontends().await.unwrap_or(0) >= 1
-    })
-    .await;
-    (child, log)
-}
 
 /// Plasma, elicitd and elicit-notify on one private bus, and a monitor.
 struct Desk {
@@ -81,7 +55,7 @@ async fn desk() -> Desk {
     let plasma = Plasma::start(&bus).await;
     let traffic = Traffic::watch(&bus).await;
     let daemon = Daemon::start(&bus, CONFIG).await;
-    let (notify, notify_log) = start_notify(&bus).await;
+    let (notify, notify_log) = elicit_tests::notify::start(&bus, Vec::new()).await;
     let conn = bus.connect().await;
     Desk {
         plasma,

@@ -41,26 +41,7 @@ impl Notify {
 
     /// As [`Notify::start`], with `env` added (a language).
     async fn start_with_env(bus: &PrivateBus, env: Vec<(&str, String)>) -> Notify {
-        let log = bus.dir().join("notify.log");
-        let child = tokio::process::Command::new(binary("elicit-notify"))
-            .arg("--bus")
-            .arg(bus.address())
-            .envs(env)
-            .stdin(Stdio::null())
-            .stderr(std::fs::File::create(&log).expect("log file"))
-            .kill_on_drop(true)
-            .spawn()
-            .expect("elicit-notify starts");
-        let conn = bus.connect().await;
-        let broker = Broker1Proxy::builder(&conn)
-            .cache_properties(zbus::proxy::CacheProperties::No)
-            .build()
-            .await
-            .expect("proxy");
-        eventually("elicit-notify to register", || async {
-            broker.frontends().await.unwrap_or(0) >= 1
-        })
-        .await;
+        let (child, log) = elicit_tests::notify::start(bus, env).await;
         Notify { _child: child, log }
     }
 
